@@ -1,0 +1,80 @@
+import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import express, { type Express, type Request } from 'express';
+import type { Logger } from 'pino';
+import { auth, DomainError, type Deps } from '@tt/domain';
+import { authenticateKey, errorHandler, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
+import { adminRoutes } from './admin/admin.routes.js';
+import { Routes } from './http/route.js';
+import { buildOpenApi } from './openapi.js';
+import { companyRoutes } from './routes/company/company.routes.js';
+import { projectRoutes } from './routes/projects/projects.routes.js';
+import { taskRoutes } from './routes/tasks/tasks.routes.js';
+
+export interface ApiDeps {
+  deps: Deps;
+  logger: Logger;
+  limiter: RateLimiter;
+  adminToken: string;
+  trustProxy: boolean | number | string;
+  /** Reports whether the database and queue are reachable. */
+  ready: () => Promise<Record<string, boolean>>;
+  publicUrl?: string | undefined;
+}
+
+/** The REST API and operator API as an Express app, with no listening socket. */
+export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', a.trustProxy);
+  app.set('query parser', 'simple');
+  app.use(requestLogger(a.logger));
+  app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/ready', async (_req, res) => {
+    const checks = await a.ready();
+    const ok = Object.values(checks).every(Boolean);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks });
+  });
+
+  const registry = new OpenAPIRegistry();
+  const v1 = express.Router();
+  const routes = new Routes(v1, registry, '/v1');
+  companyRoutes(routes, a.deps);
+  projectRoutes(routes, a.deps);
+  taskRoutes(routes, a.deps);
+  const openapi = buildOpenApi(registry, a.publicUrl ? `${a.publicUrl}/v1` : '/v1');
+
+  const keyed = (req: Request) => (req.actor ? `key:${req.actor.key.id}` : `ip:${req.ip ?? 'unknown'}`);
+  app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
+  app.use(
+    '/v1',
+    express.json({ limit: '1mb', strict: false }),
+    authenticateKey(a.deps, 'api'),
+    rateLimit(a.limiter, keyed),
+    v1,
+    notFoundRoute,
+  );
+  // An auth failure is still counted, against the client address, so guessing keys is throttled too.
+  app.use('/v1', async (err: unknown, req: Request, res: express.Response, next: express.NextFunction) => {
+    if (err instanceof DomainError && err.status === 401 && !res.headersSent) {
+      return rateLimit(a.limiter, keyed)(req, res, () => next(err));
+    }
+    next(err);
+  });
+
+  const adminRouter = express.Router();
+  adminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps);
+  app.use(
+    '/admin/v1',
+    express.json({ limit: '1mb', strict: false }),
+    (req, _res, next) => {
+      const token = auth.bearerToken(req.headers.authorization);
+      if (!token || !auth.sameSecret(token, a.adminToken)) return next(new DomainError('unauthorized', 'Send the operator token as Authorization: Bearer <ADMIN_TOKEN>'));
+      next();
+    },
+    adminRouter,
+    notFoundRoute,
+  );
+  app.use(notFoundRoute);
+  app.use(errorHandler);
+  return { app, openapi };
+}

@@ -1,0 +1,50 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createLogger, createRuntime, onShutdown } from '@tt/http';
+import { startMcp } from '@tt/mcp';
+import { loadConfig } from './config.js';
+import { seedDemo } from './seed.js';
+import { startApi } from './server.js';
+
+/** Embedded mode: api, mcp and worker in one process on PGlite and the in-process queue; demo data on first start. */
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL, 'embedded');
+const dataDir = resolve(config.DATA_DIR);
+mkdirSync(dataDir, { recursive: true });
+const secretsFile = join(dataDir, 'embedded.json');
+const saved = existsSync(secretsFile) ? (JSON.parse(readFileSync(secretsFile, 'utf8')) as { adminToken: string; demoKey?: string }) : undefined;
+const adminToken = config.ADMIN_TOKEN ?? saved?.adminToken ?? randomBytes(24).toString('base64url');
+
+const runtime = await createRuntime({
+  databaseUrl: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(dataDir, 'pg'), redisUrl: config.REDIS_URL,
+  rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger,
+});
+let demoKey = saved?.demoKey;
+if (!demoKey) {
+  demoKey = (await seedDemo(runtime.deps)).token;
+  logger.info('seeded the demo workspace');
+}
+writeFileSync(secretsFile, JSON.stringify({ adminToken, demoKey }, null, 2), { mode: 0o600 });
+
+const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
+const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY }, runtime);
+
+const lines = [
+  '',
+  'Task tracker is running (embedded mode: PGlite under ' + dataDir + ', in-process queue)',
+  `  REST API:       ${api.url}/v1   (OpenAPI: ${api.url}/v1/openapi.json)`,
+  `  MCP endpoint:   ${mcp.url}/mcp`,
+  `  Operator API:   ${api.url}/admin/v1`,
+  `  Operator token: ${adminToken}`,
+  `  Demo API key:   ${demoKey}   (all rights, user alice)`,
+  '',
+  `  Try: curl -H "Authorization: Bearer ${demoKey}" ${api.url}/v1/tasks`,
+  '',
+];
+process.stdout.write(lines.join('\n') + '\n');
+
+onShutdown(logger, async () => {
+  await Promise.all([api.stop(), mcp.stop()]);
+  await runtime.close();
+});

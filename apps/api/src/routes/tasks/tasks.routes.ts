@@ -1,0 +1,67 @@
+import {
+  comments, Comment, context, CreateCommentInput, CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, PageQuery,
+  Task, TaskContext, tasks, TaskSummary, UpdateTaskInput, z, type Deps,
+} from '@tt/domain';
+import { actorOf, type Routes } from '../../http/route.js';
+
+const refParam = z.strictObject({ ref: z.string().min(1).max(100).openapi({ description: 'Task id or key', example: 'WEB-12' }) });
+const TaskResponse = envelope(Task, 'TaskResponse');
+
+export function taskRoutes(r: Routes, deps: Deps): void {
+  r.add({
+    method: 'get', path: '/tasks', tag: 'Tasks', summary: 'Tasks by filters, in creation order (or column order)',
+    scope: 'tasks:read', query: ListTasksQuery, response: paged(TaskSummary, 'TaskPage'),
+    handler: ({ req, query }) => tasks.listTasks(actorOf(req), query, deps),
+  });
+  r.add({
+    method: 'post', path: '/tasks', tag: 'Tasks', summary: 'Create a task',
+    description: 'Assignees are notified and the board automations run.',
+    scope: 'tasks:write', status: 201, body: CreateTaskInput, response: TaskResponse,
+    handler: async ({ req, body }) => ({ data: await tasks.createTask(actorOf(req), body, deps) }),
+  });
+  r.add({
+    method: 'get', path: '/tasks/:ref', tag: 'Tasks', summary: 'A task, full form', scope: 'tasks:read', params: refParam,
+    response: TaskResponse,
+    handler: async ({ req, params }) => ({ data: await tasks.getTask(actorOf(req), params.ref, deps) }),
+  });
+  r.add({
+    method: 'patch', path: '/tasks/:ref', tag: 'Tasks', summary: 'Change a task (only the fields sent)',
+    scope: 'tasks:write', params: refParam, body: UpdateTaskInput, response: TaskResponse,
+    handler: async ({ req, params, body }) => ({ data: await tasks.updateTask(actorOf(req), params.ref, body, deps) }),
+  });
+  r.add({
+    method: 'delete', path: '/tasks/:ref', tag: 'Tasks', summary: 'Delete a task and its time logs for good',
+    scope: 'tasks:write', params: refParam, status: 204,
+    handler: async ({ req, params }) => tasks.deleteTask(actorOf(req), params.ref, deps),
+  });
+  r.add({
+    method: 'post', path: '/tasks/:ref/move', tag: 'Tasks', summary: 'Move a task to a column and position',
+    scope: 'tasks:write', status: 201, params: refParam, body: MoveTaskInput, response: TaskResponse,
+    handler: async ({ req, params, body }) => ({ data: await tasks.moveTask(actorOf(req), params.ref, body, deps) }),
+  });
+  r.add({
+    method: 'get', path: '/tasks/:ref/context', tag: 'Tasks', summary: 'The task with its discussion, as Markdown',
+    description: 'Markdown by default; `format=json` wraps it. Linked documents need `docs:read`, meeting agreements `meetings:read`.',
+    scope: 'tasks:read', params: refParam,
+    query: z.strictObject({ format: z.enum(['markdown', 'json']).default('markdown') }),
+    response: envelope(TaskContext, 'TaskContextResponse'),
+    alternates: { 'text/markdown': 'Markdown' },
+    handler: async ({ req, res, params, query }) => {
+      const ctx = await context.taskContext(actorOf(req), params.ref, deps);
+      if (query.format === 'json') return { data: ctx };
+      res.status(200).type('text/markdown; charset=utf-8').send(ctx.markdown);
+      return undefined;
+    },
+  });
+  r.add({
+    method: 'get', path: '/tasks/:ref/comments', tag: 'Comments', summary: 'Comments, oldest first',
+    scope: 'tasks:read', params: refParam, query: z.strictObject(PageQuery), response: paged(Comment, 'CommentPage'),
+    handler: ({ req, params, query }) => comments.listComments(actorOf(req), params.ref, query, deps),
+  });
+  r.add({
+    method: 'post', path: '/tasks/:ref/comments', tag: 'Comments', summary: 'Comment as the key user',
+    description: 'Mentions `@login` resolve to users; the author, assignees, mentioned users and the answered comment author are notified.',
+    scope: 'tasks:write', status: 201, params: refParam, body: CreateCommentInput, response: envelope(Comment, 'CommentResponse'),
+    handler: async ({ req, params, body }) => ({ data: await comments.addComment(actorOf(req), params.ref, body, deps) }),
+  });
+}

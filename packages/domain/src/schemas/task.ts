@@ -1,0 +1,192 @@
+import { z } from '../zod.js';
+import { Category } from './project.js';
+import { commaEnum, commaList, Cursor, Day, Id, Limit, Moment, Ts } from './common.js';
+
+export const TASK_TYPES = ['task', 'bug', 'story', 'epic'] as const;
+export const TaskType = z.enum(TASK_TYPES);
+export type TaskType = z.infer<typeof TaskType>;
+export const PRIORITIES = ['highest', 'high', 'medium', 'low', 'lowest'] as const;
+export const Priority = z.enum(PRIORITIES);
+export type Priority = z.infer<typeof Priority>;
+
+export const ChecklistItem = z.object({ id: Id, text: z.string(), done: z.boolean() }).openapi('ChecklistItem');
+export type ChecklistItem = z.infer<typeof ChecklistItem>;
+export const ChecklistItemInput = z
+  .strictObject({
+    text: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters'),
+    done: z.boolean().default(false),
+  })
+  .openapi('ChecklistItemInput');
+
+export const Attachment = z
+  .object({ id: Id, name: z.string(), size: z.number().int(), type: z.string() })
+  .openapi('Attachment');
+export type Attachment = z.infer<typeof Attachment>;
+
+export const TimeLog = z
+  .object({
+    id: Id,
+    taskId: Id,
+    taskKey: z.string(),
+    projectId: Id,
+    userId: Id,
+    seconds: z.number().int(),
+    date: Day,
+    note: z.string(),
+    createdAt: Ts,
+  })
+  .openapi('TimeLog');
+export type TimeLog = z.infer<typeof TimeLog>;
+
+export const TaskSummary = z
+  .object({
+    id: Id,
+    key: z.string().openapi({ example: 'WEB-12' }),
+    projectId: Id,
+    boardId: Id,
+    statusId: Id,
+    status: z.object({ name: z.string(), category: Category }),
+    title: z.string(),
+    type: TaskType,
+    priority: Priority,
+    assigneeId: Id.nullable(),
+    assigneeIds: z.array(Id),
+    reporterId: Id,
+    labels: z.array(z.string()),
+    dueDate: Day.nullable(),
+    parentId: Id.nullable(),
+    timeEstimateSeconds: z.number().int(),
+    timeSpentSeconds: z.number().int(),
+    archived: z.boolean(),
+    doneAt: Ts.nullable(),
+    archivedAt: Ts.nullable(),
+    createdAt: Ts,
+    updatedAt: Ts,
+    position: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Place in its column, 0 = top; present in the full form and in column-ordered lists' }),
+  })
+  .openapi('TaskSummary');
+export type TaskSummary = z.infer<typeof TaskSummary>;
+
+export const Task = TaskSummary.extend({
+  description: z.string().openapi({ description: 'Sanitized HTML' }),
+  descriptionText: z.string(),
+  checklist: z.array(ChecklistItem),
+  subtaskIds: z.array(Id),
+  timeLogs: z.array(TimeLog),
+  attachments: z.array(Attachment),
+  docIds: z.array(Id),
+}).openapi('Task');
+export type Task = z.infer<typeof Task>;
+
+const title = z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters');
+const html = z.string().max(200_000, 'must be at most 200000 characters');
+const labels = z
+  .array(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))
+  .max(50, 'at most 50 labels');
+const estimate = z.number().int('must be an integer').min(0, 'must not be negative').max(10 * 365 * 86400);
+const checklist = z.array(ChecklistItemInput).max(200, 'at most 200 items');
+
+export const CreateTaskInput = z
+  .strictObject({
+    title,
+    boardId: Id.optional(),
+    projectId: Id.optional(),
+    statusId: Id.optional(),
+    description: html.optional(),
+    descriptionText: html.optional(),
+    type: TaskType.optional(),
+    priority: Priority.optional(),
+    assigneeIds: z.array(Id).max(50).optional(),
+    assigneeId: Id.optional(),
+    labels: labels.optional(),
+    dueDate: Day.nullable().optional(),
+    timeEstimateSeconds: estimate.optional(),
+    checklist: checklist.optional(),
+    parentId: Id.optional(),
+  })
+  .openapi('CreateTaskInput');
+export type CreateTaskInput = z.infer<typeof CreateTaskInput>;
+
+export const UpdateTaskInput = z
+  .strictObject({
+    title: title.optional(),
+    description: html.optional(),
+    descriptionText: html.optional(),
+    type: TaskType.optional(),
+    priority: Priority.optional(),
+    labels: labels.optional(),
+    dueDate: Day.nullable().optional(),
+    timeEstimateSeconds: estimate.optional(),
+    checklist: checklist.optional(),
+    statusId: Id.optional(),
+    boardId: Id.optional(),
+    assigneeIds: z.array(Id).max(50).optional(),
+    assigneeId: Id.nullable().optional(),
+    parentId: Id.nullable().optional(),
+  })
+  .openapi('UpdateTaskInput');
+export type UpdateTaskInput = z.infer<typeof UpdateTaskInput>;
+
+export const MoveTaskInput = z
+  .strictObject({
+    statusId: Id,
+    position: z.number().int('must be an integer').min(0, 'must not be negative').default(0),
+    boardId: Id.optional(),
+  })
+  .openapi('MoveTaskInput');
+export type MoveTaskInput = z.infer<typeof MoveTaskInput>;
+
+export const Comment = z
+  .object({
+    id: Id,
+    taskId: Id,
+    authorId: Id,
+    text: z.string(),
+    replyTo: Id.nullable(),
+    mentionIds: z.array(Id).openapi({ description: 'Users resolved from @login mentions' }),
+    createdAt: Ts,
+  })
+  .openapi('Comment');
+export type Comment = z.infer<typeof Comment>;
+
+export const CreateCommentInput = z
+  .strictObject({
+    text: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
+    replyTo: Id.nullable().optional(),
+  })
+  .openapi('CreateCommentInput');
+export type CreateCommentInput = z.infer<typeof CreateCommentInput>;
+
+export const TaskContext = z
+  .object({ taskId: Id, key: z.string(), markdown: z.string() })
+  .openapi('TaskContext');
+
+export const ListTasksQuery = z
+  .strictObject({
+    projectId: Id.optional(),
+    boardId: Id.optional(),
+    statusId: Id.optional(),
+    category: Category.optional(),
+    assigneeId: Id.optional().openapi({ description: 'Any of assigneeIds; `none` = no assignee' }),
+    reporterId: Id.optional(),
+    type: commaEnum(TASK_TYPES).optional(),
+    priority: commaEnum(PRIORITIES).optional(),
+    label: commaList.optional().openapi({ description: 'Comma list; the task must have all of them' }),
+    parentId: Id.optional().openapi({ description: 'Subtasks of that task; `none` = top-level only' }),
+    dueBefore: Day.optional(),
+    updatedSince: Moment.optional(),
+    q: z.string().trim().min(1).max(200).optional().openapi({ description: 'Search in title, key and description' }),
+    archived: z.enum(['false', 'true', 'all']).default('false'),
+    orderBy: z
+      .enum(['created', 'position'])
+      .default('created')
+      .openapi({ description: '`created` (default) or `position`: column order, top first; needs statusId' }),
+    limit: Limit,
+    cursor: Cursor.optional(),
+  })
+  .openapi('ListTasksQuery');
+export type ListTasksQuery = z.infer<typeof ListTasksQuery>;

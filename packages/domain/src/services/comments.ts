@@ -1,0 +1,53 @@
+import { requireScope, type Actor } from '../access.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import type { Deps } from '../deps.js';
+import { invalid } from '../errors.js';
+import { job } from '../jobs.js';
+import { presentComment } from '../presenters.js';
+import { mentionedLogins } from '../rules/text.js';
+import type { Page } from '../schemas/common.js';
+import type { Comment, CreateCommentInput } from '../schemas/task.js';
+import { assertActive, visibleTask } from './tasks.js';
+
+export async function listComments(
+  actor: Actor,
+  ref: string,
+  input: { limit: number; cursor?: string | undefined },
+  deps: Deps,
+): Promise<Page<Comment>> {
+  requireScope(actor, 'tasks:read');
+  const task = await visibleTask(actor, ref, deps.store);
+  const page = await deps.store.comments.list(task.id, { limit: input.limit, after: decodeCursor(input.cursor) });
+  return { data: page.rows.map(presentComment), nextCursor: encodeCursor(page.next), total: page.total };
+}
+
+/** Writes a comment as the actor; mentions resolve to users; notifications are queued with the commit. */
+export async function addComment(actor: Actor, ref: string, input: CreateCommentInput, deps: Deps): Promise<Comment> {
+  requireScope(actor, 'tasks:write');
+  const comment = await deps.store.transaction(async (repos) => {
+    const task = await visibleTask(actor, ref, repos);
+    assertActive(task);
+    if (input.replyTo) {
+      const answered = await repos.comments.get(task.id, input.replyTo);
+      if (!answered) throw invalid('replyTo', `comment ${input.replyTo} is not a comment of task ${task.key}`);
+    }
+    const logins = mentionedLogins(input.text);
+    const mentioned = logins.length ? await repos.users.byLogins(actor.workspace.id, logins) : [];
+    const created = await repos.comments.insert({
+      workspaceId: actor.workspace.id,
+      taskId: task.id,
+      authorId: actor.user.id,
+      text: input.text.replace(/\r\n/g, '\n'),
+      replyTo: input.replyTo ?? null,
+      mentionIds: mentioned.filter((u) => u.deletedAt === null).map((u) => u.id),
+      createdAt: deps.now(),
+    });
+    await repos.tasks.update(task.id, { updatedAt: created.createdAt });
+    await repos.outbox.add([
+      job('notify.comment', { workspaceId: actor.workspace.id, taskId: task.id, commentId: created.id, actorId: actor.user.id }),
+    ]);
+    return created;
+  });
+  deps.jobs.notify();
+  return presentComment(comment);
+}

@@ -1,0 +1,31 @@
+import { hasScope, requireScope, type Actor } from '../access.js';
+import type { Deps } from '../deps.js';
+import { renderTaskContext } from '../rules/context.js';
+import { visibleTask } from './tasks.js';
+
+export const CONTEXT_COMMENTS = 50;
+
+/** The task with its discussion as Markdown; docs and meeting agreements only with their rights. */
+export async function taskContext(actor: Actor, ref: string, deps: Deps): Promise<{ taskId: string; key: string; markdown: string }> {
+  requireScope(actor, 'tasks:read');
+  const repos = deps.store;
+  const task = await visibleTask(actor, ref, repos);
+  const [details, project, board, comments, total] = await Promise.all([
+    repos.tasks.details(task),
+    repos.projects.get(actor.workspace.id, task.projectId),
+    repos.boards.get(actor.workspace.id, task.boardId),
+    repos.comments.latest(task.id, CONTEXT_COMMENTS),
+    repos.comments.list(task.id, { limit: 1 }).then((p) => p.total),
+  ]);
+  const subtasks = await repos.tasks.byIds(actor.workspace.id, details.subtaskIds);
+  const parent = task.parentId ? ((await repos.tasks.byIds(actor.workspace.id, [task.parentId]))[0] ?? null) : null;
+  const userIds = new Set<string>([task.reporterId, ...task.assigneeIds, ...comments.map((c) => c.authorId)]);
+  const users = new Map((await repos.users.byIds(actor.workspace.id, [...userIds])).map((u) => [u.id, u]));
+  const markdown = renderTaskContext({
+    task, details, projectName: project?.name ?? '', boardName: board?.name ?? '', subtasks, parent,
+    comments, totalComments: total, users,
+    docs: hasScope(actor, 'docs:read') ? [] : undefined,
+    agreements: hasScope(actor, 'meetings:read') ? [] : undefined,
+  });
+  return { taskId: task.id, key: task.key, markdown };
+}

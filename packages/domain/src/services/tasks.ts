@@ -1,0 +1,292 @@
+import { canSeeBoard, canSeeProject, requireScope, type Actor } from '../access.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import type { Deps } from '../deps.js';
+import { DomainError, invalid, notFound, rejected } from '../errors.js';
+import { job } from '../jobs.js';
+import type { BoardRecord, ChecklistRecord, OutboxJob, Repos, StatusRecord, TaskPatch, TaskRecord } from '../ports.js';
+import { presentTask, presentTaskSummary } from '../presenters.js';
+import { richText } from '../rules/text.js';
+import { RANK_STEP, rankBetween } from '../rules/rank.js';
+import type { Page } from '../schemas/common.js';
+import type { CreateTaskInput, ListTasksQuery, MoveTaskInput, Task, TaskSummary, UpdateTaskInput } from '../schemas/task.js';
+
+const TASK_KEY = /^([A-Za-z][A-Za-z0-9]{0,9})-(\d{1,9})$/;
+
+/** A task by id or key that the actor may see (its project and board visible), or 404. */
+export async function visibleTask(actor: Actor, ref: string, repos: Repos): Promise<TaskRecord> {
+  const task = await repos.tasks.get(actor.workspace.id, TASK_KEY.test(ref) ? { key: ref.toUpperCase() } : { id: ref });
+  if (!task || !canSeeProject(actor, task.projectId)) throw notFound('Task');
+  const board = await repos.boards.get(actor.workspace.id, task.boardId);
+  if (!board || !canSeeBoard(actor, board)) throw notFound('Task');
+  return task;
+}
+
+function assertActive(task: TaskRecord): void {
+  if (task.archivedAt !== null) throw new DomainError('archived', `Task ${task.key} is archived; restore it before changing it`);
+}
+
+async function boardFor(actor: Actor, boardId: string, repos: Repos, field: string): Promise<BoardRecord> {
+  const board = await repos.boards.get(actor.workspace.id, boardId);
+  if (!board || !canSeeBoard(actor, board)) throw invalid(field, `board ${boardId} not found`);
+  return board;
+}
+
+function columnOf(board: BoardRecord, statusId: string | undefined, field = 'statusId'): StatusRecord {
+  if (statusId === undefined) {
+    const first = board.statuses[0];
+    if (!first) throw rejected(`Board ${board.name} has no columns`);
+    return first;
+  }
+  const status = board.statuses.find((s) => s.id === statusId);
+  if (!status) throw invalid(field, `column ${statusId} is not on board ${board.id} (${board.name})`);
+  return status;
+}
+
+async function checkUsers(actor: Actor, ids: string[], field: string, repos: Repos): Promise<void> {
+  if (!ids.length) return;
+  const found = await repos.users.byIds(actor.workspace.id, ids);
+  const live = new Set(found.filter((u) => u.deletedAt === null).map((u) => u.id));
+  const missing = ids.filter((id) => !live.has(id));
+  if (missing.length) throw invalid(field, `unknown user ${missing.join(', ')}`);
+}
+
+async function checkParent(actor: Actor, parentId: string, projectId: string, selfId: string | null, repos: Repos): Promise<string> {
+  let parent: TaskRecord;
+  try {
+    parent = await visibleTask(actor, parentId, repos);
+  } catch {
+    throw invalid('parentId', `task ${parentId} not found`);
+  }
+  if (parent.projectId !== projectId) throw rejected('A subtask must be in the same project as its parent');
+  if (selfId !== null) {
+    const chain = await repos.tasks.ancestors(parent.id);
+    if (chain.includes(selfId)) throw rejected('The parent would make a cycle of subtasks');
+  }
+  return parent.id;
+}
+
+const dedupe = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+function checklistItems(items: Array<{ text: string; done: boolean }>, deps: Deps): ChecklistRecord[] {
+  return items.map((i) => ({ id: deps.newId('chk'), text: i.text, done: i.done }));
+}
+
+function doneAtFor(category: string, previous: number | null, now: number): number | null {
+  if (category !== 'done') return null;
+  return previous ?? now;
+}
+
+async function full(task: TaskRecord, repos: Repos): Promise<Task> {
+  return presentTask(task, await repos.tasks.details(task));
+}
+
+async function reload(actor: Actor, id: string, repos: Repos): Promise<TaskRecord> {
+  const task = await repos.tasks.get(actor.workspace.id, { id });
+  if (!task) throw notFound('Task');
+  return task;
+}
+
+/** Creates a task and queues its notifications and automations with the same commit. */
+export async function createTask(actor: Actor, input: CreateTaskInput, deps: Deps): Promise<Task> {
+  requireScope(actor, 'tasks:write');
+  const result = await deps.store.transaction(async (repos) => {
+    let board: BoardRecord;
+    if (input.boardId !== undefined) {
+      board = await boardFor(actor, input.boardId, repos, 'boardId');
+      if (input.projectId !== undefined && input.projectId !== board.projectId) {
+        throw invalid('projectId', `board ${board.id} is not in project ${input.projectId}`);
+      }
+    } else if (input.projectId !== undefined) {
+      const project = await repos.projects.get(actor.workspace.id, input.projectId);
+      if (!project || !canSeeProject(actor, project.id)) throw invalid('projectId', `project ${input.projectId} not found`);
+      const boards = await repos.boards.byProjects(actor.workspace.id, [project.id], actor.user.id);
+      const first = boards[0];
+      if (!first) throw rejected(`Project ${project.key} has no board; create one first`);
+      board = first;
+    } else {
+      throw invalid('boardId', 'required: send boardId or projectId');
+    }
+    const project = await repos.projects.get(actor.workspace.id, board.projectId);
+    if (!project) throw notFound('Project');
+    const status = columnOf(board, input.statusId);
+
+    let assigneeIds = dedupe(input.assigneeIds ?? []);
+    if (input.assigneeId !== undefined && !assigneeIds.includes(input.assigneeId)) assigneeIds = [input.assigneeId, ...assigneeIds];
+    await checkUsers(actor, assigneeIds, 'assigneeIds', repos);
+    const assigneeId = input.assigneeId ?? assigneeIds[0] ?? null;
+
+    const labels = dedupe(input.labels ?? []);
+    if (labels.length) await repos.labels.ensure(actor.workspace.id, labels);
+    const parentId = input.parentId !== undefined ? await checkParent(actor, input.parentId, project.id, null, repos) : null;
+    const text = richText(input.description, input.descriptionText) ?? { html: '', text: '' };
+    const now = deps.now();
+
+    const number = await repos.projects.nextTaskNumber(project.id);
+    const { before } = await repos.tasks.rankAt(status.id, Number.MAX_SAFE_INTEGER, null);
+    const task = await repos.tasks.insert(
+      {
+        workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
+        title: input.title, type: input.type ?? 'task', priority: input.priority ?? 'medium',
+        assigneeId, assigneeIds, reporterId: actor.user.id, labels, dueDate: input.dueDate ?? null, parentId,
+        timeEstimateSeconds: input.timeEstimateSeconds ?? 0, descriptionHtml: text.html, descriptionText: text.text,
+        checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
+        doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
+      },
+      number,
+      `${project.key}-${number}`,
+      before === null ? 0 : before + RANK_STEP,
+    );
+    const jobs: OutboxJob[] = [
+      job('automations.task_created', {
+        workspaceId: actor.workspace.id, taskId: task.id, boardId: board.id, statusId: status.id, actorId: actor.user.id,
+      }),
+    ];
+    const notify = assigneeIds.filter((id) => id !== actor.user.id);
+    if (notify.length) {
+      jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: notify }));
+    }
+    await repos.outbox.add(jobs);
+    return full(task, repos);
+  });
+  deps.jobs.notify();
+  return result;
+}
+
+export async function getTask(actor: Actor, ref: string, deps: Deps): Promise<Task> {
+  requireScope(actor, 'tasks:read');
+  return full(await visibleTask(actor, ref, deps.store), deps.store);
+}
+
+export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
+  requireScope(actor, 'tasks:read');
+  if (query.orderBy === 'position' && query.statusId === undefined) {
+    throw invalid('orderBy', 'position order needs statusId (one column)');
+  }
+  const page = await deps.store.tasks.list(
+    {
+      workspaceId: actor.workspace.id, visibleProjectIds: actor.key.projectIds, userId: actor.user.id,
+      projectId: query.projectId, boardId: query.boardId, statusId: query.statusId, category: query.category,
+      assigneeId: query.assigneeId, reporterId: query.reporterId, types: query.type, priorities: query.priority,
+      labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, updatedSince: query.updatedSince,
+      q: query.q, archived: query.archived, orderBy: query.orderBy,
+    },
+    { limit: query.limit, after: decodeCursor(query.cursor) },
+  );
+  return { data: page.rows.map(presentTaskSummary), nextCursor: encodeCursor(page.next), total: page.total };
+}
+
+/** Rank that puts a task at `position` (0 = top) of a column. */
+async function rankFor(repos: Repos, statusId: string, position: number, taskId: string): Promise<number> {
+  let bounds = await repos.tasks.rankAt(statusId, position, taskId);
+  let rank = rankBetween(bounds.before, bounds.after);
+  if (rank === null) {
+    await repos.tasks.renumberColumn(statusId);
+    bounds = await repos.tasks.rankAt(statusId, position, taskId);
+    rank = rankBetween(bounds.before, bounds.after) ?? 0;
+  }
+  return rank;
+}
+
+export async function updateTask(actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps): Promise<Task> {
+  requireScope(actor, 'tasks:write');
+  const result = await deps.store.transaction(async (repos) => {
+    const task = await visibleTask(actor, ref, repos);
+    assertActive(task);
+    const now = deps.now();
+    const patch: TaskPatch = { updatedAt: now };
+    const jobs: OutboxJob[] = [];
+    if (input.title !== undefined) patch.title = input.title;
+    if (input.type !== undefined) patch.type = input.type;
+    if (input.priority !== undefined) patch.priority = input.priority;
+    if (input.dueDate !== undefined) patch.dueDate = input.dueDate;
+    if (input.timeEstimateSeconds !== undefined) patch.timeEstimateSeconds = input.timeEstimateSeconds;
+    if (input.checklist !== undefined) patch.checklist = checklistItems(input.checklist, deps);
+    if (input.labels !== undefined) {
+      patch.labels = dedupe(input.labels);
+      await repos.labels.ensure(actor.workspace.id, patch.labels);
+    }
+    const text = richText(input.description, input.descriptionText);
+    if (text) {
+      patch.descriptionHtml = text.html;
+      patch.descriptionText = text.text;
+    }
+
+    if (input.boardId !== undefined || input.statusId !== undefined) {
+      let board = await boardFor(actor, task.boardId, repos, 'boardId');
+      if (input.boardId !== undefined && input.boardId !== task.boardId) {
+        board = await boardFor(actor, input.boardId, repos, 'boardId');
+        if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
+      }
+      const status = input.statusId !== undefined || board.id !== task.boardId ? columnOf(board, input.statusId) : undefined;
+      if (status) {
+        patch.boardId = board.id;
+        patch.statusId = status.id;
+        patch.rank = await rankFor(repos, status.id, 0, task.id);
+        patch.doneAt = doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now);
+      }
+    }
+
+    if (input.assigneeIds !== undefined || input.assigneeId !== undefined) {
+      let ids = input.assigneeIds !== undefined ? dedupe(input.assigneeIds) : task.assigneeIds;
+      let holder = task.assigneeId;
+      if (input.assigneeId !== undefined) {
+        holder = input.assigneeId;
+        if (holder !== null && !ids.includes(holder)) ids = [holder, ...ids];
+      } else if (holder === null || !ids.includes(holder)) {
+        holder = ids[0] ?? null;
+      }
+      await checkUsers(actor, ids, input.assigneeIds !== undefined ? 'assigneeIds' : 'assigneeId', repos);
+      patch.assigneeIds = ids;
+      patch.assigneeId = holder;
+      const added = ids.filter((id) => !task.assigneeIds.includes(id) && id !== actor.user.id);
+      if (added.length) {
+        jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: added }));
+      }
+    }
+
+    if (input.parentId !== undefined) {
+      patch.parentId = input.parentId === null ? null : await checkParent(actor, input.parentId, task.projectId, task.id, repos);
+      if (patch.parentId === task.id) throw rejected('A task cannot be its own parent');
+    }
+
+    await repos.tasks.update(task.id, patch);
+    if (jobs.length) await repos.outbox.add(jobs);
+    return full(await reload(actor, task.id, repos), repos);
+  });
+  deps.jobs.notify();
+  return result;
+}
+
+export async function moveTask(actor: Actor, ref: string, input: MoveTaskInput, deps: Deps): Promise<Task> {
+  requireScope(actor, 'tasks:write');
+  return deps.store.transaction(async (repos) => {
+    const task = await visibleTask(actor, ref, repos);
+    assertActive(task);
+    let board = await boardFor(actor, task.boardId, repos, 'boardId');
+    if (input.boardId !== undefined && input.boardId !== task.boardId) {
+      board = await boardFor(actor, input.boardId, repos, 'boardId');
+      if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
+    }
+    const status = columnOf(board, input.statusId);
+    const now = deps.now();
+    await repos.tasks.update(task.id, {
+      boardId: board.id,
+      statusId: status.id,
+      rank: await rankFor(repos, status.id, input.position, task.id),
+      doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
+      updatedAt: now,
+    });
+    return full(await reload(actor, task.id, repos), repos);
+  });
+}
+
+export async function deleteTask(actor: Actor, ref: string, deps: Deps): Promise<void> {
+  requireScope(actor, 'tasks:write');
+  await deps.store.transaction(async (repos) => {
+    const task = await visibleTask(actor, ref, repos);
+    assertActive(task);
+    await repos.tasks.delete(task.id);
+  });
+}
+
+export { assertActive, full as presentFullTask };

@@ -1,0 +1,24 @@
+import type { RequestHandler } from 'express';
+import { auth, type Actor, type Deps } from '@tt/domain';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The key's user, set once the bearer key is accepted. */
+      actor?: Actor;
+    }
+  }
+}
+
+/** Resolves the bearer key to the acting user or answers with the spec's auth failure. */
+export function authenticateKey(deps: Deps, surface: 'api' | 'mcp'): RequestHandler {
+  return async (req, _res, next) => {
+    try {
+      req.actor = await auth.authenticate({ authorization: req.headers.authorization, ip: req.ip, surface }, deps);
+      next();
+    } catch (e) {
+      next(e);
+    }
+  };
+}

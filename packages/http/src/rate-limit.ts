@@ -1,0 +1,54 @@
+import type { RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { sendError } from './errors.js';
+
+export interface RateLimiter {
+  readonly limit: number;
+  consume(key: string): Promise<{ allowed: boolean; remaining: number; resetSeconds: number }>;
+}
+
+/**
+ * A fixed one-minute window per key. With Redis every API and MCP process draws on the same budget;
+ * if Redis is unreachable a per-process memory limiter stands in.
+ */
+export function createRateLimiter(limit: number, redis?: Redis): RateLimiter {
+  const opts = { points: limit, duration: 60, keyPrefix: 'tt:rl' };
+  const limiter: RateLimiterAbstract = redis
+    ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
+    : new RateLimiterMemory(opts);
+  return {
+    limit,
+    async consume(key) {
+      try {
+        const r = await limiter.consume(key, 1);
+        return { allowed: true, remaining: r.remainingPoints, resetSeconds: Math.ceil(r.msBeforeNext / 1000) };
+      } catch (e) {
+        if (e instanceof RateLimiterRes) return { allowed: false, remaining: 0, resetSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
+        throw e;
+      }
+    },
+  };
+}
+
+/**
+ * Counts the request against the key (or, before authentication succeeds, the client address) and sets
+ * x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset (seconds until the window resets).
+ */
+export function rateLimit(limiter: RateLimiter, keyOf: (req: Parameters<RequestHandler>[0]) => string): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const r = await limiter.consume(keyOf(req));
+      res.setHeader('x-ratelimit-limit', String(limiter.limit));
+      res.setHeader('x-ratelimit-remaining', String(r.remaining));
+      res.setHeader('x-ratelimit-reset', String(r.resetSeconds));
+      if (!r.allowed) {
+        res.setHeader('retry-after', String(r.resetSeconds));
+        return sendError(res, 'rate_limited', `Rate limit of ${limiter.limit} requests per minute exceeded; retry in ${r.resetSeconds} s`);
+      }
+      next();
+    } catch (e) {
+      next(e);
+    }
+  };
+}

@@ -1,0 +1,57 @@
+import { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Deps, JobSignal } from '@tt/domain';
+import { createStore, migrate, newId, openDatabase } from '@tt/store';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
+
+export interface RuntimeOptions {
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined;
+  redisUrl?: string | undefined;
+  rateLimitPerMinute: number;
+  logger: Logger;
+  /** Run migrations on start (the API does; other processes wait for them). */
+  migrate?: boolean;
+  jobs?: JobSignal;
+}
+
+export interface Runtime {
+  deps: Deps;
+  db: Knex;
+  redis: Redis | undefined;
+  limiter: RateLimiter;
+  ready(): Promise<Record<string, boolean>>;
+  close(): Promise<void>;
+}
+
+/** Opens the database (PostgreSQL or embedded PGlite) and Redis when configured, and builds the use-case deps. */
+export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
+  const db = openDatabase({ databaseUrl: o.databaseUrl, dataDir: o.dataDir });
+  if (o.migrate !== false) await migrate(db);
+  const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  redis?.on('error', (err) => o.logger.warn({ err: err.message }, 'redis error'));
+  const deps: Deps = {
+    store: createStore(db),
+    now: () => Date.now(),
+    newId,
+    jobs: o.jobs ?? { notify: () => undefined },
+    rateLimitPerMinute: o.rateLimitPerMinute,
+  };
+  return {
+    deps,
+    db,
+    redis,
+    limiter: createRateLimiter(o.rateLimitPerMinute, redis),
+    async ready() {
+      const checks: Record<string, boolean> = {};
+      checks.database = await db.raw('select 1').then(() => true, () => false);
+      if (redis) checks.redis = await redis.ping().then((r) => r === 'PONG', () => false);
+      return checks;
+    },
+    async close() {
+      await db.destroy();
+      if (redis) redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import type { Knex } from 'knex';
+import type { BoardRecord, ProjectRecord, Repos, StatusRecord } from '@tt/domain';
+import { newId, num, pageById } from '../util.js';
+import { uniqueAsRejected } from './company.js';
+
+type Row = Record<string, any>;
+
+const project = (r: Row): ProjectRecord => ({
+  id: r.id, workspaceId: r.workspace_id, key: r.key, name: r.name, description: r.description, createdAt: Number(r.created_at),
+});
+const status = (r: Row): StatusRecord => ({ id: r.id, boardId: r.board_id, name: r.name, category: r.category, position: r.position });
+
+/** Boards with their columns, in two queries whatever the number of boards. */
+async function withStatuses(db: Knex, rows: Row[]): Promise<BoardRecord[]> {
+  if (!rows.length) return [];
+  const statuses = await db('statuses').whereIn('board_id', rows.map((r) => r.id)).orderBy(['board_id', 'position']);
+  const byBoard = new Map<string, StatusRecord[]>();
+  for (const s of statuses) {
+    const list = byBoard.get(s.board_id) ?? [];
+    list.push(status(s));
+    byBoard.set(s.board_id, list);
+  }
+  return rows.map((r) => ({
+    id: r.id, workspaceId: r.workspace_id, projectId: r.project_id, name: r.name, description: r.description,
+    memberIds: r.member_ids ?? null, statuses: byBoard.get(r.id) ?? [],
+  }));
+}
+
+const visibleTo = (q: Knex.QueryBuilder, userId: string) =>
+  q.where((w) => w.whereNull('boards.member_ids').orWhereRaw('? = any(boards.member_ids)', [userId]));
+
+export function projectRepo(db: Knex): Repos['projects'] {
+  return {
+    async create(input) {
+      try {
+        const [row] = await db('projects')
+          .insert({ id: newId('prj'), workspace_id: input.workspaceId, key: input.key, name: input.name, description: input.description, created_at: input.createdAt })
+          .returning('*');
+        return project(row);
+      } catch (e) {
+        return uniqueAsRejected(e, `A project with key ${input.key} already exists`);
+      }
+    },
+    async get(workspaceId, id) {
+      const row = await db('projects').where({ workspace_id: workspaceId, id }).first();
+      return row ? project(row) : undefined;
+    },
+    async byKey(workspaceId, key) {
+      const row = await db('projects').where({ workspace_id: workspaceId, key: key.toUpperCase() }).first();
+      return row ? project(row) : undefined;
+    },
+    list(workspaceId, onlyIds, page) {
+      const base = db('projects').where({ workspace_id: workspaceId });
+      if (onlyIds) base.whereIn('id', onlyIds);
+      return pageById<Row, ProjectRecord>(base, 'projects.id', page, project);
+    },
+    async update(id, patch) {
+      const data: Row = {};
+      if (patch.name !== undefined) data.name = patch.name;
+      if (patch.description !== undefined) data.description = patch.description;
+      const [row] = Object.keys(data).length ? await db('projects').where({ id }).update(data).returning('*') : await db('projects').where({ id });
+      return row ? project(row) : undefined;
+    },
+    async count(workspaceId) {
+      const row = await db('projects').where({ workspace_id: workspaceId }).count({ n: '*' }).first();
+      return num(row?.n);
+    },
+    async nextTaskNumber(id) {
+      const [row] = await db('projects').where({ id }).increment('task_seq', 1).returning('task_seq');
+      return Number(row.task_seq);
+    },
+  };
+}
+
+export function boardRepo(db: Knex): Repos['boards'] {
+  return {
+    async create(input, statuses) {
+      const id = newId('brd');
+      const [row] = await db('boards')
+        .insert({ id, workspace_id: input.workspaceId, project_id: input.projectId, name: input.name, description: input.description, member_ids: input.memberIds })
+        .returning('*');
+      if (statuses.length) {
+        await db('statuses').insert(statuses.map((s, i) => ({ id: newId('col'), board_id: id, name: s.name, category: s.category, position: i })));
+      }
+      return (await withStatuses(db, [row]))[0]!;
+    },
+    async get(workspaceId, id) {
+      const q = db('boards').where({ id });
+      if (workspaceId !== null) q.where({ workspace_id: workspaceId });
+      const row = await q.first();
+      return row ? (await withStatuses(db, [row]))[0] : undefined;
+    },
+    async list(workspaceId, filter, page) {
+      const base = visibleTo(db('boards').where({ workspace_id: workspaceId }), filter.userId);
+      if (filter.projectId) base.where({ project_id: filter.projectId });
+      if (filter.onlyProjectIds) base.whereIn('project_id', filter.onlyProjectIds);
+      const result = await pageById<Row, Row>(base, 'boards.id', page, (r) => r);
+      return { ...result, rows: await withStatuses(db, result.rows) };
+    },
+    async byProjects(workspaceId, projectIds, userId) {
+      if (!projectIds.length) return [];
+      const rows = await visibleTo(db('boards').where({ workspace_id: workspaceId }).whereIn('project_id', projectIds), userId).orderBy('id');
+      return withStatuses(db, rows);
+    },
+    async countInProject(projectId) {
+      const row = await db('boards').where({ project_id: projectId }).count({ n: '*' }).first();
+      return num(row?.n);
+    },
+    async addStatus(boardId, s) {
+      const row = await db('statuses').where({ board_id: boardId }).max({ p: 'position' }).first();
+      const position = row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
+      await db('statuses').insert({ id: newId('col'), board_id: boardId, name: s.name, category: s.category, position });
+    },
+    async setMembers(boardId, memberIds) {
+      await db('boards').where({ id: boardId }).update({ member_ids: memberIds });
+    },
+    async status(workspaceId, statusId) {
+      const row = await db('statuses').join('boards', 'boards.id', 'statuses.board_id').where({ 'statuses.id': statusId, 'boards.workspace_id': workspaceId }).first('statuses.*');
+      return row ? status(row) : undefined;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import knexFactory from 'knex';
+import { migrate, openDatabase } from './db.js';
+
+const TEMPLATE = 'tt_test_template';
+
+function adminUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || undefined;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Migrates the template database once per run (PostgreSQL only). */
+export async function prepareTemplate(): Promise<void> {
+  const url = adminUrl();
+  if (!url) return;
+  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
+    await admin.raw(`CREATE DATABASE ${TEMPLATE}`);
+  } finally {
+    await admin.destroy();
+  }
+  const db = openDatabase({ databaseUrl: withDatabase(url, TEMPLATE) });
+  try {
+    await migrate(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * A fresh database for one test file: a clone of the migrated template on PostgreSQL
+ * (TEST_DATABASE_URL), or undefined meaning a new in-memory PGlite.
+ */
+export async function createTestDatabaseUrl(): Promise<string | undefined> {
+  const url = adminUrl();
+  if (!url) return undefined;
+  const name = `tt_test_${randomBytes(6).toString('hex')}`;
+  if (!/test/.test(name)) throw new Error('refusing to use a database whose name does not say test');
+  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
+  } finally {
+    await admin.destroy();
+  }
+  return withDatabase(url, name);
+}
+
+/** Drops a database made by createTestDatabaseUrl. */
+export async function dropTestDatabase(url: string | undefined): Promise<void> {
+  const base = adminUrl();
+  if (!url || !base) return;
+  const name = new URL(url).pathname.slice(1);
+  if (!name.startsWith('tt_test_')) return;
+  const admin = knexFactory({ client: 'pg', connection: base, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.destroy();
+  }
+}

@@ -1,0 +1,41 @@
+import { ulid } from 'ulid';
+import type { Knex } from 'knex';
+import type { PageRequest, PageResult } from '@tt/domain';
+
+/** Time-ordered opaque id with a type prefix: creation order is id order. */
+export const newId = (prefix: string): string => `${prefix}_${ulid().toLowerCase()}`;
+
+export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** Day columns come back as Date from pg and as string or Date from PGlite; always YYYY-MM-DD. */
+export function dayOrNull(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) {
+    return v.toISOString().slice(0, 10);
+  }
+  return String(v).slice(0, 10);
+}
+
+export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Keyset page by id over a base query; the count uses the same filters. */
+export async function pageById<R, T>(
+  base: Knex.QueryBuilder,
+  idColumn: string,
+  page: PageRequest,
+  map: (row: R) => T,
+  select: (q: Knex.QueryBuilder) => Knex.QueryBuilder = (q) => q.select('*'),
+): Promise<PageResult<T>> {
+  const rowsQ = select(base.clone());
+  if (page.after !== undefined) rowsQ.where(idColumn, '>', page.after);
+  const [rows, countRow] = await Promise.all([
+    rowsQ.orderBy(idColumn, 'asc').limit(page.limit + 1) as Promise<R[]>,
+    base.clone().clearSelect().clearOrder().count({ n: '*' }).first() as Promise<{ n: unknown } | undefined>,
+  ]);
+  const more = rows.length > page.limit;
+  const kept = more ? rows.slice(0, page.limit) : rows;
+  const last = kept[kept.length - 1] as Record<string, unknown> | undefined;
+  const idKey = idColumn.split('.').pop()!;
+  return { rows: kept.map(map), next: more && last ? String(last[idKey]) : null, total: num(countRow?.n) };
+}
