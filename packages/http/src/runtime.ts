@@ -29,8 +29,10 @@ export interface Runtime {
 export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const db = openDatabase({ databaseUrl: o.databaseUrl, dataDir: o.dataDir });
   if (o.migrate !== false) await migrate(db);
-  const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
   redis?.on('error', (err) => o.logger.warn({ err: err.message }, 'redis error'));
+  // Connect before serving, so the first requests already share the Redis budget.
+  if (redis) await redis.connect().catch((err: Error) => o.logger.error({ err: err.message }, 'redis unreachable at start'));
   const deps: Deps = {
     store: createStore(db),
     now: () => Date.now(),
