@@ -1,0 +1,67 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { DomainError } from '@tt/domain';
+import { authenticateKey, errorHandler, notFoundRoute, rateLimit, requestLogger, type Runtime } from '@tt/http';
+import { hostGuard, sendRpcError } from './host-guard.js';
+import { buildMcpServer } from './server.js';
+
+export interface McpAppOptions {
+  runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready'>;
+  logger: Logger;
+  trustProxy: boolean | number | string;
+  /** Host names accepted in Host and Origin headers of /mcp. */
+  allowedHosts: readonly string[];
+}
+
+/** The MCP gateway as an Express app, with no listening socket. */
+export function createMcpApp(o: McpAppOptions): Express {
+  const { deps, limiter } = o.runtime;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', o.trustProxy);
+  app.use(requestLogger(o.logger));
+  app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/ready', async (_req, res) => {
+    const checks = await o.runtime.ready();
+    const ok = Object.values(checks).every(Boolean);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks });
+  });
+
+  // Same limiter keys as REST, so a key has one budget across both.
+  const keyed = (req: Request) => (req.actor ? `key:${req.actor.key.id}` : `ip:${req.ip ?? 'unknown'}`);
+  app.use('/mcp', hostGuard(o.allowedHosts));
+  // Stateless server: no SSE stream to open and no session to delete.
+  const notAllowed = (_req: Request, res: Response) => {
+    res.setHeader('allow', 'POST');
+    sendRpcError(res, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
+  };
+  app.get('/mcp', notAllowed);
+  app.delete('/mcp', notAllowed);
+  app.post(
+    '/mcp',
+    express.json({ limit: '1mb' }),
+    authenticateKey(deps, 'mcp'),
+    rateLimit(limiter, keyed),
+    async (req: Request, res: Response) => {
+      const server = buildMcpServer({ actor: req.actor!, deps, log: req.log ?? o.logger, requestId: req.id === undefined ? undefined : String(req.id) });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
+  // An auth failure is still counted, against the client address, so guessing keys is throttled too.
+  app.use('/mcp', async (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof DomainError && err.status === 401 && !res.headersSent) {
+      return rateLimit(limiter, keyed)(req, res, () => next(err));
+    }
+    next(err);
+  });
+  app.use(notFoundRoute);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** Process configuration of the standalone MCP server, parsed once from the environment in main. */
+export const ConfigSchema = z.object({
+  MCP_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default('./.data'),
+  REDIS_URL: z.string().optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.string().optional(),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Bad configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** Express trust-proxy value from TRUST_PROXY: off by default, so X-Forwarded-For is ignored. */
+export function trustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
+/** Host names always accepted in Host and Origin headers (DNS-rebinding protection). */
+export const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Local host names plus the comma list of MCP_ALLOWED_HOSTS (ports and schemes in the list are ignored). */
+export function allowedHosts(value: string | undefined): string[] {
+  const extra = (value ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean)
+    .map((h) => {
+      try {
+        return new URL(h.includes('://') ? h : `http://${h}`).hostname;
+      } catch {
+        return h;
+      }
+    });
+  return [...new Set([...LOCAL_HOSTS, ...extra])];
+}

@@ -1,0 +1,37 @@
+import type { RequestHandler, Response } from 'express';
+
+/** Answers with a JSON-RPC error object, as MCP clients expect on the MCP endpoint. */
+export function sendRpcError(res: Response, status: number, message: string, code = -32000): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function hostnameOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * DNS-rebinding protection: the Host header, and the Origin header when sent, must name an allowed host
+ * (any port). A page on another site that rebinds its name to this address is refused with 403.
+ */
+export function hostGuard(allowed: readonly string[]): RequestHandler {
+  const ok = new Set(allowed.map((h) => h.toLowerCase()));
+  return (req, res, next) => {
+    const host = req.headers.host;
+    const hostName = host ? hostnameOf(`http://${host}`) : undefined;
+    if (!hostName || !ok.has(hostName)) {
+      return sendRpcError(res, 403, `Host ${host ?? '(none)'} is not allowed; set MCP_ALLOWED_HOSTS to accept it`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const originName = hostnameOf(origin);
+      if (!originName || !ok.has(originName)) {
+        return sendRpcError(res, 403, `Origin ${origin} is not allowed; set MCP_ALLOWED_HOSTS to accept it`);
+      }
+    }
+    next();
+  };
+}

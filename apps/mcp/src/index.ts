@@ -1,0 +1,41 @@
+import type { Server } from 'node:http';
+import { closeServer, createLogger, type Runtime } from '@tt/http';
+import { createMcpApp } from './app.js';
+import { allowedHosts, trustProxy } from './config.js';
+
+export { createMcpApp, type McpAppOptions } from './app.js';
+export { SERVER_INSTRUCTIONS } from './server.js';
+
+export interface McpOptions {
+  port: number;
+  host: string;
+  logLevel: string;
+  trustProxy?: string | undefined;
+}
+
+export interface McpServerHandle {
+  url: string;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the MCP gateway on the given runtime (which it does not close). Extra Host/Origin names come from
+ * MCP_ALLOWED_HOSTS, read here because the options are fixed by the embedded launcher.
+ */
+export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpServerHandle> {
+  const logger = createLogger(opts.logLevel, 'mcp');
+  const app = createMcpApp({
+    runtime, logger, trustProxy: trustProxy(opts.trustProxy), allowedHosts: allowedHosts(process.env.MCP_ALLOWED_HOSTS),
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    stop: () => closeServer(server),
+  };
+}

@@ -1,0 +1,17 @@
+import { createLogger, createRuntime, onShutdown } from '@tt/http';
+import { loadConfig } from './config.js';
+import { startMcp } from './index.js';
+
+/** Production entry: the MCP gateway as its own process. */
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL, 'mcp');
+const runtime = await createRuntime({
+  databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, redisUrl: config.REDIS_URL,
+  rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger, migrate: true,
+});
+const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY }, runtime);
+logger.info({ url: `${mcp.url}/mcp` }, 'mcp listening');
+onShutdown(logger, async () => {
+  await mcp.stop();
+  await runtime.close();
+});

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { canSeeBoard, company, presentBoard, projects, SCOPES } from '@tt/domain';
+import { defineTool, ok, pageNote } from '../tool.js';
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
+const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');
+
+export const whoami = defineTool({
+  name: 'whoami',
+  title: 'Who am I',
+  description: "The key's user (you act as this user), the company, the key's rights and projects, and the request limit.",
+  input: z.strictObject({}),
+  output: z.object({
+    user: z.object({ id: z.string(), name: z.string(), login: z.string(), role: z.string(), isAdmin: z.boolean() }),
+    company: z.object({ id: z.string(), name: z.string() }),
+    key: z.object({ id: z.string(), scopes: z.array(z.string()), projectIds: z.array(z.string()).nullable() }),
+    rateLimitPerMinute: z.number(),
+  }),
+  annotations: READ,
+  async run(_args, { actor, deps }) {
+    const me = company.me(actor, deps);
+    const missing = SCOPES.filter((s) => !me.key.scopes.includes(s));
+    const text = [
+      `You act as **${me.user.name}** (@${me.user.login}, id ${me.user.id})${me.user.role ? `, ${me.user.role}` : ''}${me.user.isAdmin ? ', company admin' : ''}.`,
+      `- Company: ${me.workspace.name} (id ${me.workspace.id})`,
+      `- Key: ${me.key.id}; rights: ${me.key.scopes.length ? me.key.scopes.join(', ') : 'none (read projects and users only)'}`,
+      `- Rights not granted: ${missing.length ? missing.join(', ') : 'none'}`,
+      `- Projects: ${me.key.projectIds === null ? 'all' : me.key.projectIds.join(', ')}`,
+      `- Request limit: ${me.rateLimitPerMinute} per minute (shared with the REST API)`,
+    ].join('\n');
+    return ok(text, {
+      user: { id: me.user.id, name: me.user.name, login: me.user.login, role: me.user.role, isAdmin: me.user.isAdmin },
+      company: me.workspace,
+      key: me.key,
+      rateLimitPerMinute: me.rateLimitPerMinute,
+    });
+  },
+});
+
+const Column = z.object({ id: z.string(), name: z.string(), category: z.enum(['todo', 'progress', 'done']) });
+
+export const listProjects = defineTool({
+  name: 'list_projects',
+  title: 'List projects',
+  description:
+    'Projects you can see, each with its boards and their columns in order (column id, name and category todo/progress/done). ' +
+    'Use the project key or id, board id and column id/name in other tools.',
+  input: z.strictObject({
+    limit: z.number().int().min(1).max(100).default(50).describe('Projects per page, 1-100 (default 50)'),
+    cursor,
+  }),
+  output: z.object({
+    projects: z.array(
+      z.object({
+        id: z.string(), key: z.string(), name: z.string(), description: z.string(),
+        boards: z.array(z.object({ id: z.string(), name: z.string(), columns: z.array(Column) })),
+      }),
+    ),
+    total: z.number(),
+    nextCursor: z.string().nullable(),
+  }),
+  annotations: READ,
+  async run(args, { actor, deps }) {
+    const page = await projects.listProjects(actor, { limit: args.limit, cursor: args.cursor }, deps);
+    // One query for the boards of the whole page; the store keeps only boards open to the user.
+    const boards = (await deps.store.boards.byProjects(actor.workspace.id, page.data.map((p) => p.id), actor.user.id))
+      .filter((b) => canSeeBoard(actor, b))
+      .map(presentBoard);
+    const list = page.data.map((p) => ({
+      id: p.id, key: p.key, name: p.name, description: p.description,
+      boards: boards.filter((b) => b.projectId === p.id).map((b) => ({ id: b.id, name: b.name, columns: b.statuses })),
+    }));
+    const lines: string[] = [];
+    for (const p of list) {
+      lines.push(`## ${p.key}: ${p.name} (id ${p.id})`);
+      if (p.description) lines.push(p.description);
+      if (!p.boards.length) lines.push('- no boards you can see');
+      for (const b of p.boards) {
+        const cols = b.columns.map((c) => `${c.name} [${c.id}, ${c.category}]`).join(' → ');
+        lines.push(`- Board ${b.name} (id ${b.id}): ${cols}`);
+      }
+      lines.push('');
+    }
+    lines.push(pageNote(list.length, page.total, 'project', page.nextCursor));
+    return ok(list.length ? lines.join('\n') : 'No projects visible to this key.', {
+      projects: list, total: page.total, nextCursor: page.nextCursor,
+    });
+  },
+});
+
+export const listUsers = defineTool({
+  name: 'list_users',
+  title: 'List users',
+  description: 'Company members: id, name, login and job title. Use a login or id wherever a tool takes a user; `me` is you.',
+  input: z.strictObject({
+    query: z.string().trim().min(1).max(200).optional().describe('Search text matched against name, login and job title'),
+    limit: z.number().int().min(1).max(100).default(50).describe('Users per page, 1-100 (default 50)'),
+    cursor,
+  }),
+  output: z.object({
+    users: z.array(z.object({ id: z.string(), name: z.string(), login: z.string(), role: z.string(), isAdmin: z.boolean() })),
+    total: z.number(),
+    nextCursor: z.string().nullable(),
+  }),
+  annotations: READ,
+  async run(args, { actor, deps }) {
+    const page = await company.listUsers(actor, { q: args.query, limit: args.limit, cursor: args.cursor }, deps);
+    const users = page.data.map((u) => ({ id: u.id, name: u.name, login: u.login, role: u.role, isAdmin: u.isAdmin }));
+    const lines = users.map((u) => `- ${u.name} (@${u.login}) — ${u.role || 'no job title'}${u.isAdmin ? ' · admin' : ''} · id ${u.id}`);
+    lines.push('', pageNote(users.length, page.total, 'user', page.nextCursor));
+    return ok(users.length ? lines.join('\n') : args.query ? `No users match "${args.query}".` : 'No users.', {
+      users, total: page.total, nextCursor: page.nextCursor,
+    });
+  },
+});
