@@ -30,7 +30,7 @@ describe('authentication', () => {
     expect(r.body.data.user.id).toBe(ws.adminUser.id);
     expect(r.body.data.workspace).toEqual({ id: ws.id, name: expect.any(String) });
     expect(r.body.data.key).toEqual({ id: ws.keyId, scopes: expect.arrayContaining(['tasks:read']), projectIds: null });
-    expect(r.body.data.rateLimitPerMinute).toBe(120);
+    expect(r.body.data.rateLimitPerMinute).toBe(100000);
   });
 
   it('a revoked key stops at once', async () => {

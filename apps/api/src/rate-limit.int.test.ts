@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigSchema } from './config.js';
 import { startHarness, type Harness } from './test/harness.js';
+
+it('defaults to 120 requests per minute per key', () => {
+  expect(ConfigSchema.parse({}).RATE_LIMIT_PER_MINUTE).toBe(120);
+});
 
 describe('rate limit (in memory)', () => {
   let h: Harness;
@@ -32,8 +37,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis', ()
     const a = await startHarness(env);
     const b = await startHarness(env);
     try {
-      // Both harnesses share Redis but not the database: issue the same token in both is impossible,
-      // so the shared budget is checked on a key id made identical through the limiter key.
+      // The two harnesses share Redis but not a database, so both limiters are driven with one key id.
       const ws = await a.workspace();
       const limiterA = a.runtime.limiter;
       const limiterB = b.runtime.limiter;

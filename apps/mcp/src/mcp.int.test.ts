@@ -5,10 +5,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, projects, SCOPES, tasks, type Actor, type ProjectWithBoards, type Scope, type User } from '@tt/domain';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
+import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
 import { startMcp, type McpServerHandle } from './index.js';
 
 // PGlite is one connection: the tests of this file run one after another on one runtime.
 let runtime: Runtime;
+let databaseUrl: string | undefined;
 let mcp: McpServerHandle;
 let alice: User;
 let bob: User;
@@ -66,7 +68,9 @@ function rawPost(headers: Record<string, string>): Promise<{ status: number; bod
 }
 
 beforeAll(async () => {
-  runtime = await createRuntime({ databaseUrl: process.env.TEST_DATABASE_URL, rateLimitPerMinute: 1000, logger: createLogger('silent', 'test') });
+  // A clone of the migrated template with TEST_DATABASE_URL, else (undefined) a fresh in-memory PGlite.
+  databaseUrl = await createTestDatabaseUrl();
+  runtime = await createRuntime({ databaseUrl, rateLimitPerMinute: 1000, logger: createLogger('silent', 'test') });
   const deps = runtime.deps;
   const ws = await admin.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
   alice = await admin.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Engineering manager', isAdmin: true }, deps);
@@ -92,6 +96,7 @@ afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
   await mcp?.stop();
   await runtime?.close();
+  await dropTestDatabase(databaseUrl);
 });
 
 describe('MCP gateway over HTTP', () => {

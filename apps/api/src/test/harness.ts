@@ -38,7 +38,8 @@ let counter = 0;
 /** Starts the API on a fresh database (PGlite in memory, or a PostgreSQL clone with TEST_DATABASE_URL). */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const databaseUrl = await createTestDatabaseUrl();
-  const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-operator-token-123456', ...env });
+  // A high limit by default so suites that send many requests are not throttled; the rate-limit tests set their own.
+  const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-operator-token-123456', RATE_LIMIT_PER_MINUTE: '100000', ...env });
   const runtime = await createRuntime({
     databaseUrl, redisUrl: config.REDIS_URL, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger: createLogger('silent', 'test'),
   });
