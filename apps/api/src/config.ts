@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { parseConfig } from '@tt/http';
+
+export { trustProxy } from '@tt/http';
 
 /** Process configuration, parsed once from the environment in main and passed down. */
 export const ConfigSchema = z.object({
@@ -17,17 +20,6 @@ export const ConfigSchema = z.object({
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(`Bad configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  return parsed.data;
+  return parseConfig(ConfigSchema, env);
 }
 
-/** Express trust-proxy value from TRUST_PROXY: off by default, so X-Forwarded-For is ignored. */
-export function trustProxy(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
-}

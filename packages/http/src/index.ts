@@ -4,3 +4,4 @@ export * from './rate-limit.js';
 export * from './logging.js';
 export * from './lifecycle.js';
 export * from './runtime.js';
+export * from './config.js';
