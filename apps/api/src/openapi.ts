@@ -26,6 +26,10 @@ export function buildOpenApi(registry: OpenAPIRegistry, serverUrl: string): obje
       { name: 'Boards', description: 'Boards and their columns' },
       { name: 'Tasks', description: 'Tasks' },
       { name: 'Comments', description: 'Task comments' },
+      { name: 'Notifications', description: "The key user's inbox" },
+      { name: 'Time', description: 'Time logs and reports' },
+      { name: 'Documents', description: 'Documentation spaces and pages' },
+      { name: 'Meetings', description: 'Recorded meetings, summaries and transcripts' },
     ],
   });
 }

@@ -152,7 +152,10 @@ describe('MCP gateway over HTTP', () => {
     const full = await connect(fullKey);
     const tools = (await full.listTools()).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['add_comment', 'create_task', 'get_task', 'list_projects', 'list_users', 'move_task', 'search_tasks', 'update_task', 'whoami'],
+      [
+        'add_comment', 'create_doc', 'create_task', 'get_doc', 'get_meeting', 'get_task', 'list_docs', 'list_meetings', 'list_projects',
+        'list_users', 'log_time', 'move_task', 'search_tasks', 'time_report', 'update_doc', 'update_task', 'whoami',
+      ],
     );
     for (const t of tools) expect(t.annotations?.openWorldHint).toBe(false);
     expect(tools.find((t) => t.name === 'search_tasks')?.annotations?.readOnlyHint).toBe(true);

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { DomainError, formatIssues, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
@@ -49,9 +49,13 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown): z.outp
   return parsed.data;
 }
 
-/** Registers the tools the key's rights allow; the others are not even listed. */
+/**
+ * Registers the tools the key's rights allow; the others are not even listed. Calls are dispatched here rather than
+ * by McpServer, so that arguments failing a tool's schema come back like REST's 400: a tool result with
+ * `invalid_request: <field>: <fault>`, not a protocol error.
+ */
 export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<Input>>, ctx: ToolContext): string[] {
-  const registered: string[] = [];
+  const allowed = new Map<string, ToolDef<Input>>();
   for (const tool of tools) {
     if (tool.scope && !hasScope(ctx.actor, tool.scope)) continue;
     server.registerTool(
@@ -63,17 +67,23 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
         ...(tool.output ? { outputSchema: tool.output } : {}),
         annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
       },
-      (async (args: unknown) => {
-        try {
-          return await tool.run(args as z.output<Input>, ctx);
-        } catch (e) {
-          return errorResult(e, ctx, tool.name);
-        }
-      }) as never,
+      (() => undefined) as never,
     );
-    registered.push(tool.name);
+    allowed.set(tool.name, tool);
   }
-  return registered;
+  server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = allowed.get(request.params.name);
+    if (!tool) {
+      return { isError: true, content: [{ type: 'text', text: `not_found: no tool ${request.params.name}; tools/list shows the tools this key may use` }] };
+    }
+    try {
+      const args = validate(tool.input, request.params.arguments ?? {});
+      return await tool.run(args as z.output<Input>, ctx);
+    } catch (e) {
+      return errorResult(e, ctx, tool.name);
+    }
+  });
+  return [...allowed.keys()];
 }
 
 /** "12 of 40 tasks shown. More: ... cursor" — a list never ends silently. `noun` is singular. */

@@ -1,6 +1,8 @@
 import type { Plan, Scope } from './schemas/company.js';
 import type { Category } from './schemas/project.js';
 import type { Priority, TaskType } from './schemas/task.js';
+import type { AutomationAction } from './schemas/admin.js';
+import type { NotificationKind } from './schemas/notification.js';
 
 /** Records as the store keeps them; presenters turn them into API shapes. */
 export interface WorkspaceRecord {
@@ -135,6 +137,127 @@ export interface CommentRecord {
   createdAt: number;
 }
 
+export interface DocSpaceRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string;
+  memberIds: string[] | null;
+}
+export interface DocRecord {
+  id: string;
+  workspaceId: string;
+  spaceId: string;
+  parentId: string | null;
+  title: string;
+  contentHtml: string;
+  text: string;
+  taskIds: string[];
+  authorId: string;
+  createdAt: number;
+  updatedAt: number;
+}
+export interface DocVersionRecord {
+  id: string;
+  docId: string;
+  title: string;
+  contentHtml: string;
+  text: string;
+  createdAt: number;
+}
+export interface DocLogRecord {
+  id: string;
+  docId: string;
+  userId: string;
+  action: 'created' | 'updated';
+  changes: string[];
+  createdAt: number;
+}
+export interface DocFilter {
+  workspaceId: string;
+  userId: string;
+  spaceId?: string | undefined;
+  parentId?: string | undefined;
+  taskId?: string | undefined;
+  q?: string | undefined;
+  updatedSince?: number | undefined;
+}
+export interface MeetingFolderRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  parentId: string | null;
+  teamIds: string[];
+}
+export interface MeetingSummaryRecord {
+  overview: string;
+  topics: Array<{ title: string; points: string[] }>;
+  decisions: string[];
+  actionItems: Array<{ text: string; owner: string; due: string | null; taskId: string | null }>;
+  generatedAt: number;
+}
+export interface ReplicaRecord {
+  speaker: string;
+  start: string;
+  end: string;
+  text: string;
+}
+export interface MeetingRecord {
+  id: string;
+  workspaceId: string;
+  title: string;
+  url: string;
+  folderId: string | null;
+  projectId: string | null;
+  createdBy: string;
+  startedAt: number;
+  endedAt: number | null;
+  status: string;
+  participants: string[];
+  transcriptReady: boolean;
+  summary: MeetingSummaryRecord | null;
+}
+/** Who may see which meetings: folders open or shared with the user's teams, and the user's personal ones. */
+export interface MeetingFilter {
+  workspaceId: string;
+  userId: string;
+  teamIds: string[];
+  visibleProjectIds: string[] | null;
+  folderId?: string | undefined;
+  projectId?: string | undefined;
+  status?: string | undefined;
+  startedFrom?: number | undefined;
+  startedBefore?: number | undefined;
+  q?: string | undefined;
+}
+export interface AgreementRecord {
+  meetingId: string;
+  meetingTitle: string;
+  startedAt: number;
+  text: string;
+  owner: string;
+  due: string | null;
+}
+/** Which time logs a key may read, and the period and filters asked for. */
+export interface TimeFilter {
+  workspaceId: string;
+  userId: string;
+  visibleProjectIds: string[] | null;
+  from: string;
+  to: string;
+  userIds?: string[] | undefined;
+  projectIds?: string[] | undefined;
+  taskIds?: string[] | undefined;
+}
+export interface TimeReportGroupRow {
+  userId?: string;
+  projectId?: string;
+  taskId?: string;
+  day?: string;
+  seconds: number;
+  entries: number;
+}
+
 /** A page request: rows after `after` (an opaque position), up to `limit`. */
 export interface PageRequest {
   limit: number;
@@ -178,6 +301,43 @@ export type TaskPatch = Partial<
   >
 >;
 
+export interface NotificationRecord {
+  id: string;
+  workspaceId: string;
+  userId: string;
+  kind: NotificationKind;
+  taskId: string;
+  commentId: string | null;
+  actorId: string;
+  /** One notification per person per event: (userId, eventKey) is unique. */
+  eventKey: string;
+  createdAt: number;
+  readAt: number | null;
+}
+/** Whose inbox, and what the reading key may see (null = everything, as the operator). */
+export interface NotificationFilter {
+  userId: string;
+  unread?: boolean | undefined;
+  visibleTo?: { projectIds: string[] | null } | undefined;
+}
+export interface AutomationRecord {
+  id: string;
+  workspaceId: string;
+  boardId: string;
+  ownerId: string;
+  trigger: 'task_created';
+  statusId: string | null;
+  actions: AutomationAction[];
+  createdAt: number;
+}
+/** An outbox row waiting to be relayed to the queue. */
+export interface OutboxRow {
+  id: number;
+  name: string;
+  payload: Record<string, unknown>;
+  createdAt: number;
+}
+
 /** A job written to the outbox in the same transaction as the change that caused it. */
 export interface OutboxJob {
   name: string;
@@ -218,6 +378,7 @@ export interface Repos {
     create(input: Omit<ProjectRecord, 'id'>): Promise<ProjectRecord>;
     get(workspaceId: string, id: string): Promise<ProjectRecord | undefined>;
     byKey(workspaceId: string, key: string): Promise<ProjectRecord | undefined>;
+    byIds(workspaceId: string, ids: string[]): Promise<ProjectRecord[]>;
     list(workspaceId: string, onlyIds: string[] | null, page: PageRequest): Promise<PageResult<ProjectRecord>>;
     update(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'description'>>): Promise<ProjectRecord | undefined>;
     count(workspaceId: string): Promise<number>;
@@ -243,7 +404,8 @@ export interface Repos {
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;
     byIds(workspaceId: string, ids: string[]): Promise<TaskRecord[]>;
-    details(task: TaskRecord): Promise<TaskDetails>;
+    /** Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all) and column position. */
+    details(task: TaskRecord, viewerId: string | null): Promise<TaskDetails>;
     update(id: string, patch: TaskPatch): Promise<void>;
     delete(id: string): Promise<void>;
     list(filter: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>>;
@@ -262,8 +424,75 @@ export interface Repos {
   attachments: {
     insert(input: Omit<AttachmentRecord, 'id'>): Promise<AttachmentRecord>;
   };
+  timeLogs: {
+    insert(input: Omit<TimeLogRecord, 'id' | 'taskKey'>): Promise<TimeLogRecord>;
+    list(filter: TimeFilter, page: PageRequest): Promise<PageResult<TimeLogRecord>>;
+    report(filter: TimeFilter, groupBy: Array<'user' | 'task' | 'project' | 'day'>): Promise<TimeReportGroupRow[]>;
+  };
+  docSpaces: {
+    create(input: Omit<DocSpaceRecord, 'id'>): Promise<DocSpaceRecord>;
+    get(workspaceId: string, id: string): Promise<DocSpaceRecord | undefined>;
+    /** Spaces the user may read: open ones and those they are a member of. */
+    listVisible(workspaceId: string, userId: string): Promise<DocSpaceRecord[]>;
+  };
+  docs: {
+    insert(input: Omit<DocRecord, 'id' | 'taskIds'>, path: string): Promise<DocRecord>;
+    get(workspaceId: string, id: string): Promise<(DocRecord & { path: string }) | undefined>;
+    byIds(workspaceId: string, ids: string[]): Promise<DocRecord[]>;
+    update(id: string, patch: Partial<Pick<DocRecord, 'title' | 'contentHtml' | 'text' | 'updatedAt'>>): Promise<void>;
+    setTasks(docId: string, taskIds: string[]): Promise<void>;
+    /** Pages in tree order (depth first, siblings by creation), in spaces the user may read. */
+    list(filter: DocFilter, page: PageRequest): Promise<PageResult<DocRecord>>;
+    /** Ids of pages linked to a task, in spaces the user may read (null = every space). */
+    linkedToTask(taskId: string, userId: string | null): Promise<string[]>;
+    latestVersion(docId: string): Promise<DocVersionRecord | undefined>;
+    addVersion(input: Omit<DocVersionRecord, 'id'>): Promise<void>;
+    versions(docId: string): Promise<DocVersionRecord[]>;
+    addLog(input: Omit<DocLogRecord, 'id'>): Promise<void>;
+    log(docId: string): Promise<DocLogRecord[]>;
+  };
+  meetingFolders: {
+    create(input: Omit<MeetingFolderRecord, 'id'>): Promise<MeetingFolderRecord>;
+    get(workspaceId: string, id: string): Promise<MeetingFolderRecord | undefined>;
+    listVisible(workspaceId: string, teamIds: string[]): Promise<MeetingFolderRecord[]>;
+  };
+  meetings: {
+    insert(input: Omit<MeetingRecord, 'id'>, transcript: ReplicaRecord[] | null, summaryText: string): Promise<MeetingRecord>;
+    get(workspaceId: string, id: string): Promise<MeetingRecord | undefined>;
+    list(filter: MeetingFilter, page: PageRequest): Promise<PageResult<MeetingRecord>>;
+    transcript(id: string): Promise<ReplicaRecord[]>;
+    /** Action items naming the task, from meetings the filter lets the user see, newest meeting first. */
+    agreementsForTask(taskId: string, visibility: Pick<MeetingFilter, 'workspaceId' | 'userId' | 'teamIds' | 'visibleProjectIds'>): Promise<AgreementRecord[]>;
+  };
+  notifications: {
+    /** Inserts, skipping any (userId, eventKey) already there; returns how many were new. */
+    insertMany(rows: Array<Omit<NotificationRecord, 'id' | 'readAt'>>): Promise<number>;
+    /** Newest first. */
+    list(filter: NotificationFilter, page: PageRequest): Promise<PageResult<NotificationRecord>>;
+    /** Marks unread notifications read (the listed ids, or all); returns how many changed. */
+    markRead(filter: NotificationFilter, ids: string[] | 'all', at: number): Promise<number>;
+  };
+  automations: {
+    create(input: Omit<AutomationRecord, 'id'>): Promise<AutomationRecord>;
+    get(id: string): Promise<AutomationRecord | undefined>;
+    list(boardId: string): Promise<AutomationRecord[]>;
+    delete(id: string): Promise<boolean>;
+    /** task_created rules of a board for a column (rules without a column too) made no later than `at`, oldest first. */
+    forTaskCreated(boardId: string, statusId: string, at: number): Promise<AutomationRecord[]>;
+    /** Records that a rule ran on a task; false if it already had (so a redelivered job does nothing). */
+    claimRun(automationId: string, taskId: string, at: number): Promise<boolean>;
+    /** The default owner of a rule: the workspace's earliest live admin. */
+    firstAdmin(workspaceId: string): Promise<UserRecord | undefined>;
+  };
   outbox: {
     add(jobs: OutboxJob[]): Promise<void>;
+    /** Locks up to `limit` unrelayed rows, oldest first, skipping rows another relay holds and `exceptIds`. */
+    claim(limit: number, exceptIds?: number[]): Promise<OutboxRow[]>;
+    markRelayed(ids: number[], at: number): Promise<void>;
+    /** Rows not yet relayed. */
+    pending(): Promise<number>;
+    /** Deletes rows relayed before `at`; returns how many. */
+    prune(at: number): Promise<number>;
   };
 }
 

@@ -2,7 +2,13 @@ import type { Knex } from 'knex';
 import type { Repos, Store } from '@tt/domain';
 import { keyRepo, labelRepo, teamRepo, userRepo, workspaceRepo } from './repos/company.js';
 import { boardRepo, projectRepo } from './repos/projects.js';
-import { attachmentRepo, commentRepo, outboxRepo, taskRepo } from './repos/tasks.js';
+import { docRepo, docSpaceRepo } from './repos/docs.js';
+import { meetingFolderRepo, meetingRepo } from './repos/meetings.js';
+import { timeLogRepo } from './repos/time.js';
+import { attachmentRepo, commentRepo, taskRepo } from './repos/tasks.js';
+import { automationRepo } from './repos/automations.js';
+import { notificationRepo } from './repos/notifications.js';
+import { outboxRepo } from './repos/outbox.js';
 
 function repos(db: Knex): Repos {
   return {
@@ -16,6 +22,13 @@ function repos(db: Knex): Repos {
     tasks: taskRepo(db),
     comments: commentRepo(db),
     attachments: attachmentRepo(db),
+    timeLogs: timeLogRepo(db),
+    docSpaces: docSpaceRepo(db),
+    docs: docRepo(db),
+    meetingFolders: meetingFolderRepo(db),
+    meetings: meetingRepo(db),
+    notifications: notificationRepo(db),
+    automations: automationRepo(db),
     outbox: outboxRepo(db),
   };
 }

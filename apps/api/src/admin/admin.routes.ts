@@ -1,5 +1,5 @@
 import {
-  admin, AttachmentInput, BoardAccessInput, CreateTeamInput, CreateUserInput, CreateWorkspaceInput, Id, IssueKeyInput, UpdateKeyInput,
+  admin, AttachmentInput, CreateDocSpaceInput, CreateMeetingFolderInput, CreateMeetingInput, docs, meetings, BoardAccessInput, CreateTeamInput, CreateUserInput, CreateWorkspaceInput, Id, IssueKeyInput, UpdateKeyInput,
   UpdateWorkspaceInput, z, type Deps,
 } from '@tt/domain';
 import type { Routes } from '../http/route.js';
@@ -35,4 +35,7 @@ export function adminRoutes(r: Routes, deps: Deps): void {
   route('post', '/tasks/:id/archive', undefined, 200, (p) => admin.archiveTask(p.id, true, deps));
   route('post', '/tasks/:id/restore', undefined, 200, (p) => admin.archiveTask(p.id, false, deps));
   route('post', '/tasks/:id/attachments', AttachmentInput, 201, (p, b) => admin.addAttachment(p.id, b, deps));
+  route('post', '/workspaces/:id/doc-spaces', CreateDocSpaceInput, 201, (p, b) => docs.createSpace(p.id, b, deps));
+  route('post', '/workspaces/:id/meeting-folders', CreateMeetingFolderInput, 201, (p, b) => meetings.createFolder(p.id, b, deps));
+  route('post', '/workspaces/:id/meetings', CreateMeetingInput, 201, (p, b) => meetings.createMeeting(p.id, b, deps));
 }

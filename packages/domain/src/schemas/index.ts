@@ -3,3 +3,8 @@ export * from './company.js';
 export * from './project.js';
 export * from './task.js';
 export * from './admin.js';
+export * from './time.js';
+export * from './doc.js';
+export * from './meeting.js';
+export * from './notification.js';
+export * from './automation.js';

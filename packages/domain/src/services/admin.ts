@@ -116,6 +116,6 @@ export async function archiveTask(taskId: string, archived: boolean, deps: Deps)
     if (!task) throw notFound('Task');
     const now = deps.now();
     await repos.tasks.update(task.id, { archivedAt: archived ? (task.archivedAt ?? now) : null, updatedAt: now });
-    return presentFullTask((await repos.tasks.getAny(task.id))!, repos);
+    return presentFullTask(null, (await repos.tasks.getAny(task.id))!, repos);
   });
 }

@@ -1,6 +1,8 @@
 import { hasScope, requireScope, type Actor } from '../access.js';
 import type { Deps } from '../deps.js';
 import { renderTaskContext } from '../rules/context.js';
+import { docsForTask } from './docs.js';
+import { agreementsForTask } from './meetings.js';
 import { visibleTask } from './tasks.js';
 
 export const CONTEXT_COMMENTS = 50;
@@ -10,12 +12,14 @@ export async function taskContext(actor: Actor, ref: string, deps: Deps): Promis
   requireScope(actor, 'tasks:read');
   const repos = deps.store;
   const task = await visibleTask(actor, ref, repos);
-  const [details, project, board, comments, total] = await Promise.all([
-    repos.tasks.details(task),
+  const [details, project, board, comments, total, docs, agreements] = await Promise.all([
+    repos.tasks.details(task, actor.user.id),
     repos.projects.get(actor.workspace.id, task.projectId),
     repos.boards.get(actor.workspace.id, task.boardId),
     repos.comments.latest(task.id, CONTEXT_COMMENTS),
     repos.comments.list(task.id, { limit: 1 }).then((p) => p.total),
+    hasScope(actor, 'docs:read') ? docsForTask(actor, task.id, repos) : undefined,
+    hasScope(actor, 'meetings:read') ? agreementsForTask(actor, task.id, repos) : undefined,
   ]);
   const subtasks = await repos.tasks.byIds(actor.workspace.id, details.subtaskIds);
   const parent = task.parentId ? ((await repos.tasks.byIds(actor.workspace.id, [task.parentId]))[0] ?? null) : null;
@@ -24,8 +28,8 @@ export async function taskContext(actor: Actor, ref: string, deps: Deps): Promis
   const markdown = renderTaskContext({
     task, details, projectName: project?.name ?? '', boardName: board?.name ?? '', subtasks, parent,
     comments, totalComments: total, users,
-    docs: hasScope(actor, 'docs:read') ? [] : undefined,
-    agreements: hasScope(actor, 'meetings:read') ? [] : undefined,
+    docs,
+    agreements,
   });
   return { taskId: task.id, key: task.key, markdown };
 }

@@ -10,7 +10,7 @@ import { RANK_STEP, rankBetween } from '../rules/rank.js';
 import type { Page } from '../schemas/common.js';
 import type { CreateTaskInput, ListTasksQuery, MoveTaskInput, Task, TaskSummary, UpdateTaskInput } from '../schemas/task.js';
 
-const TASK_KEY = /^([A-Za-z][A-Za-z0-9]{0,9})-(\d{1,9})$/;
+export const TASK_KEY = /^([A-Za-z][A-Za-z0-9]{0,9})-(\d{1,9})$/;
 
 /** A task by id or key that the actor may see (its project and board visible), or 404. */
 export async function visibleTask(actor: Actor, ref: string, repos: Repos): Promise<TaskRecord> {
@@ -76,8 +76,8 @@ function doneAtFor(category: string, previous: number | null, now: number): numb
   return previous ?? now;
 }
 
-async function full(task: TaskRecord, repos: Repos): Promise<Task> {
-  return presentTask(task, await repos.tasks.details(task));
+async function full(actor: Actor | null, task: TaskRecord, repos: Repos): Promise<Task> {
+  return presentTask(task, await repos.tasks.details(task, actor?.user.id ?? null));
 }
 
 async function reload(actor: Actor, id: string, repos: Repos): Promise<TaskRecord> {
@@ -146,7 +146,7 @@ export async function createTask(actor: Actor, input: CreateTaskInput, deps: Dep
       jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: notify }));
     }
     await repos.outbox.add(jobs);
-    return full(task, repos);
+    return full(actor, task, repos);
   });
   deps.jobs.notify();
   return result;
@@ -154,7 +154,7 @@ export async function createTask(actor: Actor, input: CreateTaskInput, deps: Dep
 
 export async function getTask(actor: Actor, ref: string, deps: Deps): Promise<Task> {
   requireScope(actor, 'tasks:read');
-  return full(await visibleTask(actor, ref, deps.store), deps.store);
+  return full(actor, await visibleTask(actor, ref, deps.store), deps.store);
 }
 
 export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
@@ -251,7 +251,7 @@ export async function updateTask(actor: Actor, ref: string, input: UpdateTaskInp
 
     await repos.tasks.update(task.id, patch);
     if (jobs.length) await repos.outbox.add(jobs);
-    return full(await reload(actor, task.id, repos), repos);
+    return full(actor, await reload(actor, task.id, repos), repos);
   });
   deps.jobs.notify();
   return result;
@@ -276,7 +276,7 @@ export async function moveTask(actor: Actor, ref: string, input: MoveTaskInput, 
       doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
       updatedAt: now,
     });
-    return full(await reload(actor, task.id, repos), repos);
+    return full(actor, await reload(actor, task.id, repos), repos);
   });
 }
 

@@ -125,6 +125,8 @@ export async function up(knex: Knex): Promise<void> {
     ) STORED`);
   // Lists go in creation order (ids are time-ordered), so every filter index ends in id.
   await knex.raw('CREATE INDEX tasks_ws_id ON tasks (workspace_id, id)');
+  // Default lists (active tasks): rows in id order and the count as an index-only scan, visibility and column included.
+  await knex.raw('CREATE INDEX tasks_active ON tasks (workspace_id, id) INCLUDE (board_id, status_id) WHERE archived_at IS NULL');
   await knex.raw('CREATE INDEX tasks_project_id ON tasks (project_id, id)');
   await knex.raw('CREATE INDEX tasks_board_id ON tasks (board_id, id)');
   await knex.raw('CREATE INDEX tasks_status_id ON tasks (status_id, id)');
@@ -132,6 +134,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX tasks_reporter_id ON tasks (reporter_id, id)');
   await knex.raw('CREATE INDEX tasks_parent_id ON tasks (parent_id, id)');
   await knex.raw('CREATE INDEX tasks_unassigned ON tasks (workspace_id, id) WHERE assignee_ids = \'{}\'');
+  // archived=true lists only the few archived tasks; the other lists skip them.
+  await knex.raw('CREATE INDEX tasks_archived ON tasks (workspace_id, id) WHERE archived_at IS NOT NULL');
   await knex.raw('CREATE INDEX tasks_assignees ON tasks USING gin (assignee_ids)');
   await knex.raw('CREATE INDEX tasks_labels ON tasks USING gin (labels)');
   await knex.raw('CREATE INDEX tasks_due ON tasks (workspace_id, due_date)');

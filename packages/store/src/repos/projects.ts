@@ -49,6 +49,10 @@ export function projectRepo(db: Knex): Repos['projects'] {
       const row = await db('projects').where({ workspace_id: workspaceId, key: key.toUpperCase() }).first();
       return row ? project(row) : undefined;
     },
+    async byIds(workspaceId, ids) {
+      if (!ids.length) return [];
+      return (await db('projects').where({ workspace_id: workspaceId }).whereIn('id', ids).orderBy('id')).map(project);
+    },
     list(workspaceId, onlyIds, page) {
       const base = db('projects').where({ workspace_id: workspaceId });
       if (onlyIds) base.whereIn('id', onlyIds);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { invalid, RANK_STEP, type CommentRecord, type Repos, type TaskFilter, type TaskRecord } from '@tt/domain';
+import { invalid, RANK_STEP, type CommentRecord, type PageRequest, type PageResult, type Repos, type TaskFilter, type TaskRecord } from '@tt/domain';
 import { dayOrNull, newId, num, numOrNull, pageById } from '../util.js';
+import { docRepo } from './docs.js';
 
 type Row = Record<string, any>;
 
@@ -35,18 +36,27 @@ function selectTasks(db: Knex, columns = COLUMNS): Knex.QueryBuilder {
     .select([...columns, 'statuses.name as status_name', 'statuses.category as status_category']);
 }
 
-/** Every GET /tasks filter as SQL on the indexed columns. */
+/**
+ * Every GET /tasks filter as SQL on the indexed columns of tasks, without joins: the count of a large
+ * workspace then stays an index-only scan (tasks_active covers board_id and status_id).
+ */
 function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
-  const q = db('tasks')
-    .join('statuses', 'statuses.id', 'tasks.status_id')
-    .join('boards', 'boards.id', 'tasks.board_id')
-    .where('tasks.workspace_id', f.workspaceId)
-    .where((w) => w.whereNull('boards.member_ids').orWhereRaw('? = any(boards.member_ids)', [f.userId]));
+  const hiddenBoards = db('boards as hb')
+    .select('hb.id')
+    .where('hb.workspace_id', f.workspaceId)
+    .whereNotNull('hb.member_ids')
+    .whereRaw('not (? = any(hb.member_ids))', [f.userId]);
+  const q = db('tasks').where('tasks.workspace_id', f.workspaceId).whereNotIn('tasks.board_id', hiddenBoards);
   if (f.visibleProjectIds) q.whereIn('tasks.project_id', f.visibleProjectIds);
   if (f.projectId) q.where('tasks.project_id', f.projectId);
   if (f.boardId) q.where('tasks.board_id', f.boardId);
   if (f.statusId) q.where('tasks.status_id', f.statusId);
-  if (f.category) q.where('statuses.category', f.category);
+  if (f.category) {
+    q.whereIn(
+      'tasks.status_id',
+      db('statuses as cs').join('boards as cb', 'cb.id', 'cs.board_id').select('cs.id').where({ 'cb.workspace_id': f.workspaceId, 'cs.category': f.category }),
+    );
+  }
   if (f.assigneeId === 'none') q.whereRaw("tasks.assignee_ids = '{}'");
   else if (f.assigneeId) q.whereRaw('tasks.assignee_ids @> array[?]::text[]', [f.assigneeId]);
   if (f.reporterId) q.where('tasks.reporter_id', f.reporterId);
@@ -75,30 +85,48 @@ function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   return q;
 }
 
-async function listByPosition(db: Knex, f: TaskFilter, page: { limit: number; after?: string | undefined }) {
+const SUMMARY_SELECT = [...SUMMARY_COLUMNS, 'statuses.name as status_name', 'statuses.category as status_category'];
+
+/**
+ * The SQL behind GET /tasks, built but not run: one page of rows (limit + 1 to see if more follow) and the
+ * filtered count. Exported so the plan of every filter can be checked against the indexes.
+ */
+export function taskListQueries(db: Knex, f: TaskFilter, page: PageRequest): { rows: Knex.QueryBuilder; count: Knex.QueryBuilder; offset: number } {
   const base = filtered(db, f);
-  const rowsQ = base.clone().select([...SUMMARY_COLUMNS, 'statuses.name as status_name', 'statuses.category as status_category']);
+  const rows = base.clone().join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   let offset = 0;
-  if (page.after !== undefined) {
-    const [rank, id, index] = page.after.split('|');
-    offset = Number(index);
-    if (id === undefined || !Number.isFinite(Number(rank)) || !Number.isInteger(offset)) {
-      throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
+  if (f.orderBy === 'position') {
+    if (page.after !== undefined) {
+      const [rank, id, index] = page.after.split('|');
+      offset = Number(index);
+      if (id === undefined || !Number.isFinite(Number(rank)) || !Number.isInteger(offset)) {
+        throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
+      }
+      rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
     }
-    rowsQ.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
+    rows.orderBy([{ column: 'tasks.rank' }, { column: 'tasks.id' }]);
+  } else {
+    if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
+    rows.orderBy('tasks.id', 'asc');
   }
-  const [rows, countRow] = await Promise.all([
-    rowsQ.orderBy([{ column: 'tasks.rank' }, { column: 'tasks.id' }]).limit(page.limit + 1) as Promise<Row[]>,
-    base.clone().count({ n: '*' }).first(),
-  ]);
+  return { rows: rows.limit(page.limit + 1), count: base.clone().count({ n: '*' }), offset };
+}
+
+async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>> {
+  const q = taskListQueries(db, f, page);
+  const [rows, countRows] = await Promise.all([q.rows as Promise<Row[]>, q.count as Promise<Row[]>]);
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const last = kept[kept.length - 1];
-  return {
-    rows: kept.map((r, i) => ({ ...task(r), position: offset + i })),
-    next: more && last ? `${Number(last.rank)}|${last.id}|${offset + kept.length}` : null,
-    total: num(countRow?.n),
-  };
+  const total = num(countRows[0]?.n);
+  if (f.orderBy === 'position') {
+    return {
+      rows: kept.map((r, i) => ({ ...task(r), position: q.offset + i })),
+      next: more && last ? `${Number(last.rank)}|${last.id}|${q.offset + kept.length}` : null,
+      total,
+    };
+  }
+  return { rows: kept.map(task), next: more && last ? String(last.id) : null, total };
 }
 
 export function taskRepo(db: Knex): Repos['tasks'] {
@@ -129,8 +157,8 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       if (!ids.length) return [];
       return (await selectTasks(db).where('tasks.workspace_id', workspaceId).whereIn('tasks.id', ids).orderBy('tasks.id')).map(task);
     },
-    async details(t) {
-      const [subtasks, attachments, position] = await Promise.all([
+    async details(t, viewerId) {
+      const [subtasks, attachments, position, logs, docIds] = await Promise.all([
         db('tasks').where({ parent_id: t.id }).orderBy('id').pluck('id'),
         db('attachments').where({ task_id: t.id }).orderBy('id'),
         t.archivedAt === null
@@ -141,12 +169,17 @@ export function taskRepo(db: Knex): Repos['tasks'] {
               .count({ n: '*' })
               .first()
           : Promise.resolve(undefined),
+        db('time_logs').where({ task_id: t.id }).orderBy([{ column: 'date' }, { column: 'id' }]),
+        docRepo(db).linkedToTask(t.id, viewerId),
       ]);
       return {
         subtaskIds: subtasks as string[],
-        timeLogs: [],
+        timeLogs: logs.map((l: Row) => ({
+          id: l.id, workspaceId: l.workspace_id, taskId: l.task_id, taskKey: t.key, projectId: l.project_id, userId: l.user_id,
+          seconds: Number(l.seconds), date: dayOrNull(l.date)!, note: l.note, createdAt: Number(l.created_at),
+        })),
         attachments: attachments.map((a: Row) => ({ id: a.id, taskId: a.task_id, name: a.name, size: Number(a.size), type: a.type })),
-        docIds: [],
+        docIds,
         position: position === undefined ? null : num(position.n),
       };
     },
@@ -169,10 +202,7 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       await db('tasks').where({ id }).delete();
     },
     list(f, page) {
-      if (f.orderBy === 'position') return listByPosition(db, f, page);
-      return pageById<Row, TaskRecord>(filtered(db, f), 'tasks.id', page, task, (q) =>
-        q.select([...SUMMARY_COLUMNS, 'statuses.name as status_name', 'statuses.category as status_category']),
-      );
+      return listTasks(db, f, page);
     },
     async rankAt(statusId, position, exceptId) {
       const col = () => {
@@ -243,16 +273,6 @@ export function attachmentRepo(db: Knex): Repos['attachments'] {
     async insert(a) {
       const [row] = await db('attachments').insert({ id: newId('att'), task_id: a.taskId, name: a.name, size: a.size, type: a.type }).returning('*');
       return { id: row.id, taskId: row.task_id, name: row.name, size: Number(row.size), type: row.type };
-    },
-  };
-}
-
-export function outboxRepo(db: Knex): Repos['outbox'] {
-  return {
-    async add(jobs) {
-      if (!jobs.length) return;
-      const now = Date.now();
-      await db('outbox').insert(jobs.map((j) => ({ name: j.name, payload: JSON.stringify(j.payload), created_at: now })));
     },
   };
 }

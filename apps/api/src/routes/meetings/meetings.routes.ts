@@ -1,0 +1,38 @@
+import {
+  envelope, Id, ListMeetingsQuery, Meeting, MeetingFolder, meetings, MeetingWithSummary, paged, Transcript, TranscriptFormatQuery, z,
+  type Deps,
+} from '@tt/domain';
+import { actorOf, type Routes } from '../../http/route.js';
+
+const idParam = z.strictObject({ id: Id });
+
+export function meetingRoutes(r: Routes, deps: Deps): void {
+  r.add({
+    method: 'get', path: '/meeting-folders', tag: 'Meetings', summary: 'Meeting folders the key user may see',
+    scope: 'meetings:read', response: paged(MeetingFolder, 'MeetingFolderPage'),
+    handler: ({ req }) => meetings.listFolders(actorOf(req), deps),
+  });
+  r.add({
+    method: 'get', path: '/meetings', tag: 'Meetings', summary: 'Meetings, newest first',
+    description: "`from`/`to` are meeting days in the workspace's time zone; `folderId=personal` lists your personal meetings.",
+    scope: 'meetings:read', query: ListMeetingsQuery, response: paged(Meeting, 'MeetingPage'),
+    handler: ({ req, query }) => meetings.listMeetings(actorOf(req), query, deps),
+  });
+  r.add({
+    method: 'get', path: '/meetings/:id', tag: 'Meetings', summary: 'A meeting with its summary',
+    scope: 'meetings:read', params: idParam, response: envelope(MeetingWithSummary, 'MeetingResponse'),
+    handler: async ({ req, params }) => ({ data: await meetings.getMeeting(actorOf(req), params.id, deps) }),
+  });
+  r.add({
+    method: 'get', path: '/meetings/:id/transcript', tag: 'Meetings', summary: 'The transcript (or text with format=text)',
+    description: 'Text form: one line per replica, `[hh:mm:ss] <speaker>: <utterance>`.',
+    scope: 'meetings:read', params: idParam, query: TranscriptFormatQuery, response: envelope(Transcript, 'TranscriptResponse'),
+    alternates: { 'text/plain': 'Text' },
+    handler: async ({ req, res, params, query }) => {
+      const t = await meetings.getTranscript(actorOf(req), params.id, deps);
+      if (query.format === 'json') return { data: t };
+      res.status(200).type('text/plain; charset=utf-8').send(meetings.transcriptText(t));
+      return undefined;
+    },
+  });
+}

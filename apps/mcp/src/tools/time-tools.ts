@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { LogTimeInput, time, TimeReportQuery, type GroupBy } from '@tt/domain';
+import { resolveProject, resolveUsers } from '../resolve.js';
+import { defineTool, ok, validate } from '../tool.js';
+
+const hours = (seconds: number): string => `${Math.round((seconds / 3600) * 100) / 100}h`;
+
+export const logTime = defineTool({
+  name: 'log_time',
+  title: 'Log time',
+  scope: 'time:write',
+  description:
+    'Records time spent on a task as you (the key user). Send `minutes` or `seconds` (1 minute to 7 days). ' +
+    "`date` (YYYY-MM-DD) defaults to today in the workspace's time zone. Each call adds a new entry.",
+  input: z.strictObject({
+    task: z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or task id'),
+    minutes: z.number().positive().optional().describe('Minutes spent (send this or seconds)'),
+    seconds: z.number().int().positive().optional().describe('Seconds spent (send this or minutes)'),
+    date: z.string().optional().describe('Day of the work, YYYY-MM-DD; default today'),
+    note: z.string().max(2000).optional().describe('What was done'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(args, { actor, deps }) {
+    const input = validate(LogTimeInput, { minutes: args.minutes, seconds: args.seconds, date: args.date, note: args.note });
+    const entry = await time.logTime(actor, args.task, input, deps);
+    return ok(`Logged ${hours(entry.seconds)} on ${entry.taskKey} for ${entry.date}${entry.note ? ` ("${entry.note}")` : ''} (entry ${entry.id}).`, { entry });
+  },
+});
+
+/** The tool speaks of people, tasks, projects and days; the report groups by user, task, project and day. */
+const GROUPS: Record<string, GroupBy> = {
+  user: 'user', users: 'user', people: 'user', person: 'user',
+  task: 'task', tasks: 'task', project: 'project', projects: 'project', day: 'day', days: 'day',
+};
+
+export const timeReport = defineTool({
+  name: 'time_report',
+  title: 'Time report',
+  scope: 'time:read',
+  description:
+    'Time spent over a period (at most one year; default from the 1st of this month to today), grouped by up to three of ' +
+    'people, tasks, projects and days (default people). Filters: users (ids, logins or `me`), projects (keys or ids), tasks (keys or ids). ' +
+    'Archived tasks count. Returns a Markdown table and the rows as structured content.',
+  input: z.strictObject({
+    from: z.string().optional().describe('First day, YYYY-MM-DD (inclusive)'),
+    to: z.string().optional().describe('Last day, YYYY-MM-DD (inclusive)'),
+    groupBy: z
+      .array(z.enum(['user', 'users', 'people', 'person', 'task', 'tasks', 'project', 'projects', 'day', 'days']))
+      .min(1)
+      .max(3)
+      .optional()
+      .describe('Up to three groupings, in order: people (user), tasks, projects, days'),
+    userIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these people: ids, logins or `me`'),
+    projectIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these projects: keys or ids'),
+    taskIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these tasks: keys or ids'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  async run(args, { actor, deps }) {
+    const groupBy = [...new Set((args.groupBy ?? ['user']).map((g) => GROUPS[g]!))];
+    const users = args.userIds?.length ? await resolveUsers(actor, args.userIds, deps, 'userIds') : undefined;
+    const projects = args.projectIds?.length ? await Promise.all(args.projectIds.map((p) => resolveProject(actor, p, deps).then((r) => r.id))) : undefined;
+    const query = validate(TimeReportQuery, {
+      from: args.from, to: args.to, groupBy: groupBy.join(','),
+      userId: users?.join(','), projectId: projects?.join(','), taskId: args.taskIds?.join(','),
+    });
+    const report = await time.report(actor, query, deps);
+    const head = groupBy.map((g) => ({ user: 'Person', task: 'Task', project: 'Project', day: 'Day' })[g]);
+    const lines = [
+      `Time from ${report.from} to ${report.to}, grouped by ${groupBy.join(', ')}: total ${hours(report.totalSeconds)} (${report.totalSeconds} s).`,
+      '',
+    ];
+    if (report.data.length) {
+      lines.push(`| ${[...head, 'Hours', 'Entries'].join(' | ')} |`, `|${' --- |'.repeat(head.length + 2)}`);
+      for (const row of report.data) {
+        const cells = groupBy.map((g) => {
+          if (g === 'user') return row.user?.name ?? '';
+          if (g === 'task') return `${row.task?.key ?? ''} ${row.task?.title ?? ''}`.trim();
+          if (g === 'project') return `${row.project?.key ?? ''} ${row.project?.name ?? ''}`.trim();
+          return row.day?.date ?? '';
+        });
+        lines.push(`| ${[...cells.map((c) => c.replace(/\|/g, '\\|')), String(row.hours), String(row.entries)].join(' | ')} |`);
+      }
+    } else lines.push('No time was logged in this period with these filters.');
+    return ok(lines.join('\n'), { report });
+  },
+});
