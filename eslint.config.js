@@ -25,6 +25,17 @@ export default tseslint.config(
     files: ['packages/store/src/**/*.ts'],
     rules: forbid(['express', 'pino*', 'bullmq', '@tt/http', '@tt/jobs', '@tt/api', '@tt/mcp', '@tt/worker'], 'store implements the ports: no HTTP or queue'),
   },
+  // The SDK runs in browsers too: its runtime code loads nothing (types of @tt/domain only) and uses no Node globals.
+  {
+    files: ['packages/sdk/src/**/*.ts'],
+    ignores: ['packages/sdk/src/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['@tt/*', 'zod', 'node:*'], allowTypeImports: true, message: 'the SDK ships without dependencies: type imports only' }],
+      }],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require'],
+    },
+  },
   {
     files: ['packages/http/src/**/*.ts', 'packages/jobs/src/**/*.ts'],
     rules: forbid(['@tt/api', '@tt/mcp', '@tt/worker'], 'packages never import apps'),

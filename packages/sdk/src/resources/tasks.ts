@@ -1,0 +1,85 @@
+import type { HttpClient, RequestOptions } from '../http.js';
+import type { Page } from '../responses.js';
+import type {
+  Comment, CreateCommentInput, CreateTaskInput, ListTasksParams, LogTimeInput, MoveTaskInput, PageParams, Task, TaskContext, TaskSummary,
+  TimeLog, UpdateTaskInput,
+} from '../types.js';
+
+/** Tasks, their comments, context and time logs. `ref` is a task id or key (`WEB-12`). */
+export class Tasks {
+  constructor(private readonly http: HttpClient) {}
+
+  /** One page of task summaries by filters, in creation order (or column order with `orderBy: 'position'`). */
+  async list(params: ListTasksParams = {}, opts?: RequestOptions): Promise<Page<TaskSummary>> {
+    return this.http.call('getTasks', { query: params }, opts);
+  }
+
+  /** Every matching task, page after page: `for await (const t of client.tasks.iterate({ projectId }))`. */
+  iterate(params: ListTasksParams = {}, opts?: RequestOptions): AsyncGenerator<TaskSummary, void, undefined> {
+    return this.http.items('getTasks', { query: params }, opts);
+  }
+
+  /** The pages of a task list, each with `total` and `nextCursor`. */
+  pages(params: ListTasksParams = {}, opts?: RequestOptions): AsyncGenerator<Page<TaskSummary>, void, undefined> {
+    return this.http.pages('getTasks', { query: params }, opts);
+  }
+
+  /** A task in full form. */
+  async get(ref: string, opts?: RequestOptions): Promise<Task> {
+    return (await this.http.call('getTasksByRef', { params: { ref } }, opts)).data;
+  }
+
+  /** Creates a task as the key's user; assignees are notified and board automations run. */
+  async create(input: CreateTaskInput, opts?: RequestOptions): Promise<Task> {
+    return (await this.http.call('postTasks', { body: input }, opts)).data;
+  }
+
+  /** Changes only the fields sent. */
+  async update(ref: string, input: UpdateTaskInput, opts?: RequestOptions): Promise<Task> {
+    return (await this.http.call('patchTasksByRef', { params: { ref }, body: input }, opts)).data;
+  }
+
+  /** Deletes a task and its time logs for good. */
+  async delete(ref: string, opts?: RequestOptions): Promise<void> {
+    await this.http.call('deleteTasksByRef', { params: { ref } }, opts);
+  }
+
+  /** Moves a task to a column (and position, 0 = top), optionally on another board of the project. */
+  async move(ref: string, input: MoveTaskInput, opts?: RequestOptions): Promise<Task> {
+    return (await this.http.call('postTasksByRefMove', { params: { ref }, body: input }, opts)).data;
+  }
+
+  /** The task with its discussion, linked docs and meeting agreements, as Markdown text. */
+  async context(ref: string, opts?: RequestOptions): Promise<string> {
+    return this.http.text('getTasksByRefContext', { params: { ref }, query: { format: 'markdown' } }, opts);
+  }
+
+  /** The same context wrapped as `{taskId, key, markdown}`. */
+  async contextJson(ref: string, opts?: RequestOptions): Promise<TaskContext> {
+    return (await this.http.call('getTasksByRefContext', { params: { ref }, query: { format: 'json' } }, opts)).data;
+  }
+
+  /** One page of a task's comments, oldest first. */
+  async listComments(ref: string, params: PageParams = {}, opts?: RequestOptions): Promise<Page<Comment>> {
+    return this.http.call('getTasksByRefComments', { params: { ref }, query: params }, opts);
+  }
+
+  /** Every comment of a task, oldest first. */
+  iterateComments(ref: string, params: PageParams = {}, opts?: RequestOptions): AsyncGenerator<Comment, void, undefined> {
+    return this.http.items('getTasksByRefComments', { params: { ref }, query: params }, opts);
+  }
+
+  commentPages(ref: string, params: PageParams = {}, opts?: RequestOptions): AsyncGenerator<Page<Comment>, void, undefined> {
+    return this.http.pages('getTasksByRefComments', { params: { ref }, query: params }, opts);
+  }
+
+  /** Comments as the key's user; `@login` mentions and `replyTo` notify people. */
+  async addComment(ref: string, input: CreateCommentInput, opts?: RequestOptions): Promise<Comment> {
+    return (await this.http.call('postTasksByRefComments', { params: { ref }, body: input }, opts)).data;
+  }
+
+  /** Records time (`minutes` or `seconds`) on the task as the key's user. Needs `time:write`. */
+  async logTime(ref: string, input: LogTimeInput, opts?: RequestOptions): Promise<TimeLog> {
+    return (await this.http.call('postTasksByRefTime', { params: { ref }, body: input }, opts)).data;
+  }
+}
