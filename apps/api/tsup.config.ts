@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { main: 'src/main.ts', embedded: 'src/embedded.ts' },
+  entry: { main: 'src/main.ts', embedded: 'src/embedded.ts', migrate: 'src/migrate.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',

@@ -1,14 +1,20 @@
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
+import type { JobSystem } from '@tt/jobs';
 import { auth, DomainError, type Deps } from '@tt/domain';
 import { authenticateKey, errorHandler, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
 import { adminRoutes } from './admin/admin.routes.js';
+import { automationAdminRoutes } from './admin/automations.routes.js';
 import { Routes } from './http/route.js';
 import { buildOpenApi } from './openapi.js';
 import { companyRoutes } from './routes/company/company.routes.js';
 import { projectRoutes } from './routes/projects/projects.routes.js';
+import { docRoutes } from './routes/docs/docs.routes.js';
+import { meetingRoutes } from './routes/meetings/meetings.routes.js';
 import { taskRoutes } from './routes/tasks/tasks.routes.js';
+import { notificationRoutes } from './routes/notifications/notifications.routes.js';
+import { timeRoutes } from './routes/time/time.routes.js';
 
 export interface ApiDeps {
   deps: Deps;
@@ -19,6 +25,8 @@ export interface ApiDeps {
   /** Reports whether the database and queue are reachable. */
   ready: () => Promise<Record<string, boolean>>;
   publicUrl?: string | undefined;
+  /** Queue and outbox relay, for the operator's job endpoints. */
+  jobs?: JobSystem | undefined;
 }
 
 /** The REST API and operator API as an Express app, with no listening socket. */
@@ -41,7 +49,12 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
   companyRoutes(routes, a.deps);
   projectRoutes(routes, a.deps);
   taskRoutes(routes, a.deps);
-  const openapi = buildOpenApi(registry, a.publicUrl ? `${a.publicUrl}/v1` : '/v1');
+  notificationRoutes(routes, a.deps);
+  timeRoutes(routes, a.deps);
+  docRoutes(routes, a.deps);
+  meetingRoutes(routes, a.deps);
+  // Paths carry their /v1 prefix, so the server is the host root.
+  const openapi = buildOpenApi(registry, a.publicUrl ?? '/');
 
   const keyed = (req: Request) => (req.actor ? `key:${req.actor.key.id}` : `ip:${req.ip ?? 'unknown'}`);
   app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
@@ -63,6 +76,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
 
   const adminRouter = express.Router();
   adminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps);
+  automationAdminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps, a.jobs);
   app.use(
     '/admin/v1',
     express.json({ limit: '1mb', strict: false }),

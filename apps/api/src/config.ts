@@ -16,6 +16,9 @@ export const ConfigSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_URL: z.string().optional(),
+  MIGRATE_ON_START: z.string().optional(),
+  /** BullMQ key prefix shared by the api, mcp and worker processes of one deployment (default tt). */
+  QUEUE_PREFIX: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, dots, dashes or underscores').optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

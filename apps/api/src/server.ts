@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeServer, createLogger, createRuntime, type Runtime } from '@tt/http';
+import { closeServer, createLogger, createRuntime, migrateOnStart, type Runtime } from '@tt/http';
 import type { Logger } from 'pino';
 import { createApiApp } from './app.js';
 import { trustProxy, type Config } from './config.js';
@@ -21,12 +21,13 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<ApiSe
     runtime ??
     (await createRuntime({
       databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, redisUrl: config.REDIS_URL,
-      rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger,
+      rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger, migrate: migrateOnStart(config.MIGRATE_ON_START),
+      queuePrefix: config.QUEUE_PREFIX,
     }));
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   const { app } = createApiApp({
     deps: rt.deps, logger, limiter: rt.limiter, adminToken, trustProxy: trustProxy(config.TRUST_PROXY),
-    ready: () => rt.ready(), publicUrl: config.PUBLIC_URL,
+    ready: () => rt.ready(), publicUrl: config.PUBLIC_URL, jobs: rt.jobs,
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));

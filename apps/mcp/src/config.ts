@@ -13,6 +13,9 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().optional(),
+  MIGRATE_ON_START: z.string().optional(),
+  /** BullMQ key prefix shared by the api, mcp and worker processes of one deployment (default tt). */
+  QUEUE_PREFIX: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, dots, dashes or underscores').optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

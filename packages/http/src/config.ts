@@ -16,3 +16,8 @@ export function trustProxy(value: string | undefined): boolean | number | string
   if (/^\d+$/.test(value)) return Number(value);
   return value;
 }
+
+/** MIGRATE_ON_START: migrations run when a process starts unless set to false or 0 (a one-shot job migrates instead). */
+export function migrateOnStart(value: string | undefined): boolean {
+  return !(value === 'false' || value === '0');
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env node
+// Checks infra/ without Docker or a cluster (neither runs on CI machines), with the tools that do run here:
+//   Dockerfiles  dockerfile-utils (the Dockerfile language server's linter) + our rules on the parsed file
+//   compose      dclint (compose-spec JSON schema + best-practice rules, zero warnings) + topology rules
+//   Kubernetes   kubernetes-models (the Kubernetes OpenAPI schemas per kind) + probe/resource/reference rules
+// nginx has no validator here (the Debian nginx is older than the image's and rejects `resolve`); its
+// upstream is checked against the compose service instead. Exit 1 on any problem.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DockerfileParser } from 'dockerfile-ast';
+import { validate as lintDockerfile } from 'dockerfile-utils';
+import YAML from 'yaml';
+
+// The tools come from this repository's node_modules, whatever tree is checked.
+const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const APPS = ['api', 'mcp', 'worker'];
+let ROOT = HERE;
+let INFRA = path.join(ROOT, 'infra');
+let problems = [];
+let checked = new Set();
+const rel = (f) => path.relative(ROOT, f);
+const problem = (file, msg) => problems.push(`${rel(file)}: ${msg}`);
+const read = (f) => {
+  checked.add(rel(f));
+  return readFileSync(f, 'utf8');
+};
+
+// ---- Dockerfiles
+function checkDockerfile(app) {
+  const file = path.join(INFRA, 'docker', `${app}.Dockerfile`);
+  if (!existsSync(file)) return problem(file, 'missing');
+  const text = read(file);
+  for (const d of lintDockerfile(text)) problem(file, `line ${d.range.start.line + 1}: ${d.message}`);
+  const df = DockerfileParser.parse(text);
+  const froms = df.getFROMs();
+  if (froms.length < 2) problem(file, 'must be multi-stage (a build stage and a runtime stage)');
+  const args = Object.fromEntries(df.getInitialARGs().map((a) => [a.getProperty()?.getName(), a.getProperty()?.getValue()]));
+  for (const from of froms) {
+    const image = (from.getImage() ?? '').replace(/^\$\{?(\w+)\}?$/, (_m, v) => args[v] ?? '');
+    if (!/:[\w.-]+$/.test(image) || /:latest$/.test(image)) problem(file, `FROM ${from.getImage()}: pin a tag (resolved to "${image}")`);
+  }
+  const last = froms.at(-1);
+  const runtime = df.getInstructions().filter((i) => last && i.getRange().start.line > last.getRange().start.line);
+  const user = runtime.filter((i) => i.getKeyword() === 'USER').at(-1);
+  if (!user || /^(root|0)(:|$)/.test(user.getArguments()[0]?.getValue() ?? '')) problem(file, 'the runtime stage must switch to a non-root USER');
+  const health = runtime.find((i) => i.getKeyword() === 'HEALTHCHECK');
+  if (!health || !health.getTextContent().includes('/health')) problem(file, 'the runtime stage needs a HEALTHCHECK on /health');
+  const cmd = runtime.find((i) => i.getKeyword() === 'CMD');
+  if (!cmd || !cmd.getTextContent().trim().match(/^CMD\s+\[/)) problem(file, 'CMD must use the exec (JSON) form, so the app gets SIGTERM');
+  else if (!cmd.getTextContent().includes('dist/main.js')) problem(file, 'CMD must run the built dist/main.js');
+  if (!text.includes(`--filter "@tt/${app}..."`) || !text.includes('--frozen-lockfile')) problem(file, `must install @tt/${app} from the frozen lockfile`);
+  if (!text.includes(`deploy --prod`)) problem(file, 'the runtime stage must get a pruned production tree (pnpm deploy --prod)');
+  for (const copy of df.getCOPYs()) {
+    if (copy.getFromFlag()) continue;
+    const srcs = copy.getArguments().slice(0, -1).map((a) => a.getValue());
+    for (const s of srcs) if (s !== '.' && !existsSync(path.join(ROOT, s))) problem(file, `COPY source ${s} does not exist in the repository`);
+  }
+  const ignore = `${file}.dockerignore`;
+  if (!existsSync(ignore) || !/node_modules/.test(read(ignore))) problem(file, `needs ${path.basename(ignore)} excluding node_modules`);
+  const pkg = JSON.parse(read(path.join(ROOT, 'apps', app, 'package.json')));
+  if (pkg.name !== `@tt/${app}`) problem(file, `apps/${app} is ${pkg.name}, not @tt/${app}`);
+  if (!/main:\s*['"]src\/main\.ts['"]/.test(read(path.join(ROOT, 'apps', app, 'tsup.config.ts')))) problem(file, `apps/${app}/tsup.config.ts does not build dist/main.js`);
+  if (app === 'api' && !/migrate:\s*['"]src\/migrate\.ts['"]/.test(read(path.join(ROOT, 'apps/api/tsup.config.ts')))) {
+    problem(file, 'apps/api/tsup.config.ts must build dist/migrate.js (the migration job runs it)');
+  }
+}
+
+// ---- compose
+function checkCompose() {
+  const file = path.join(INFRA, 'compose.yaml');
+  const bin = path.join(HERE, 'node_modules', '.bin', 'dclint');
+  const lint = spawnSync(bin, ['--max-warnings', '0', '--color', 'false', file], { encoding: 'utf8' });
+  if (lint.status !== 0) problem(file, `dclint:\n${(lint.stdout + lint.stderr).trim()}`);
+  const doc = YAML.parse(read(file), { merge: true });
+  const s = doc?.services ?? {};
+  for (const name of ['postgres', 'redis', 'migrate', 'api', 'proxy', 'mcp', 'worker']) if (!s[name]) problem(file, `service ${name} is missing`);
+  if ((s.api?.deploy?.replicas ?? 1) < 2) problem(file, 'api needs 2 replicas or more');
+  if (s.migrate?.restart !== 'no' || !String(s.migrate?.command).includes('dist/migrate.js')) problem(file, 'migrate must be a one-shot job running dist/migrate.js');
+  for (const app of APPS) {
+    const svc = s[app] ?? {};
+    if (svc.depends_on?.migrate?.condition !== 'service_completed_successfully') problem(file, `${app} must start after migrate completed`);
+    if (!JSON.stringify(svc.healthcheck?.test ?? '').includes('/ready')) problem(file, `${app} needs a healthcheck on /ready`);
+    if (app !== 'worker' && svc.environment?.MIGRATE_ON_START !== 'false') problem(file, `${app} must not migrate on start`);
+    const df = svc.build?.dockerfile && path.resolve(INFRA, svc.build.context ?? '.', svc.build.dockerfile);
+    if (!df || !existsSync(df)) problem(file, `${app} build.dockerfile does not exist`);
+  }
+  for (const v of s.proxy?.volumes ?? []) {
+    const src = String(v).split(':')[0];
+    if (src.startsWith('.') && !existsSync(path.resolve(INFRA, src))) problem(file, `proxy volume ${src} does not exist`);
+  }
+  const nginx = path.join(INFRA, 'nginx', 'api.conf');
+  if (!/server\s+api:3000\b/.test(read(nginx))) problem(nginx, 'the upstream must point at the compose service api:3000');
+}
+
+// ---- Kubernetes
+async function modelFor(apiVersion, kind) {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : [null, apiVersion];
+  const specifier = `kubernetes-models/${group ? `${group}/` : ''}${version}`;
+  const mod = await import(/* @vite-ignore */ specifier).catch(() => undefined);
+  return mod?.[kind];
+}
+
+async function checkKubernetes() {
+  const dir = path.join(INFRA, 'k8s');
+  const kustomization = YAML.parse(read(path.join(dir, 'kustomization.yaml')));
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+  for (const f of files) if (!kustomization.resources?.includes(f)) problem(path.join(dir, f), 'not listed in kustomization.yaml');
+  for (const r of kustomization.resources ?? []) if (!files.includes(r)) problem(path.join(dir, 'kustomization.yaml'), `resource ${r} does not exist`);
+
+  const objects = [];
+  for (const f of files) {
+    const file = path.join(dir, f);
+    for (const d of YAML.parseAllDocuments(read(file))) {
+      if (d.errors.length) problem(file, d.errors.map((e) => e.message).join('; '));
+      const obj = d.toJS();
+      if (!obj) continue;
+      const Model = await modelFor(obj.apiVersion, obj.kind);
+      if (!Model) problem(file, `unknown kind ${obj.apiVersion} ${obj.kind}`);
+      else {
+        try {
+          new Model(obj).validate();
+        } catch (err) {
+          problem(file, `${obj.kind} ${obj.metadata?.name}: ${err.message}`);
+        }
+      }
+      objects.push({ file, obj });
+    }
+  }
+  const byKind = (k) => objects.filter((o) => o.obj.kind === k);
+  const names = (k) => new Set(byKind(k).map((o) => o.obj.metadata?.name));
+  const configMaps = names('ConfigMap');
+  const secrets = names('Secret');
+  const deployments = byKind('Deployment');
+  const images = new Set((kustomization.images ?? []).map((i) => i.name));
+
+  const checkContainers = (file, owner, spec, probes) => {
+    if (!spec?.securityContext?.runAsNonRoot) problem(file, `${owner}: pod must set securityContext.runAsNonRoot`);
+    for (const c of spec?.containers ?? []) {
+      const where = `${owner}/${c.name}`;
+      if (!c.resources?.requests || !c.resources?.limits) problem(file, `${where}: set resources.requests and resources.limits`);
+      if (c.securityContext?.allowPrivilegeEscalation !== false) problem(file, `${where}: set allowPrivilegeEscalation: false`);
+      if (!images.has(String(c.image).split(':')[0])) problem(file, `${where}: image ${c.image} is not managed in kustomization images`);
+      for (const e of c.envFrom ?? []) {
+        if (e.configMapRef && !configMaps.has(e.configMapRef.name)) problem(file, `${where}: ConfigMap ${e.configMapRef.name} does not exist`);
+        if (e.secretRef && !secrets.has(e.secretRef.name)) problem(file, `${where}: Secret ${e.secretRef.name} does not exist`);
+      }
+      if (!probes) continue;
+      const ports = new Set((c.ports ?? []).map((p) => p.name));
+      for (const [probe, p] of [['livenessProbe', '/health'], ['readinessProbe', '/ready']]) {
+        const get = c[probe]?.httpGet;
+        if (get?.path !== p) problem(file, `${where}: ${probe} must GET ${p}`);
+        else if (typeof get.port === 'string' && !ports.has(get.port)) problem(file, `${where}: ${probe} port ${get.port} is not a named container port`);
+      }
+    }
+  };
+  for (const { file, obj } of deployments) checkContainers(file, `Deployment ${obj.metadata.name}`, obj.spec?.template?.spec, true);
+  for (const app of APPS) if (!deployments.some((d) => d.obj.metadata.name === `task-tracker-${app}`)) problem(dir, `no Deployment task-tracker-${app}`);
+
+  const jobs = byKind('Job');
+  for (const { file, obj } of jobs) checkContainers(file, `Job ${obj.metadata.name}`, obj.spec?.template?.spec, false);
+  if (!jobs.some((j) => JSON.stringify(j.obj.spec?.template?.spec?.containers).includes('dist/migrate.js'))) problem(dir, 'no migration Job running dist/migrate.js');
+
+  for (const { file, obj } of byKind('Service')) {
+    const sel = obj.spec?.selector ?? {};
+    const target = deployments.find((d) => Object.entries(sel).every(([k, v]) => d.obj.spec?.template?.metadata?.labels?.[k] === v));
+    if (!target) problem(file, `Service ${obj.metadata.name} selects no Deployment`);
+    const ports = new Set((target?.obj.spec.template.spec.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => p.name)));
+    for (const p of obj.spec?.ports ?? []) if (typeof p.targetPort === 'string' && !ports.has(p.targetPort)) problem(file, `Service ${obj.metadata.name}: targetPort ${p.targetPort} is not a container port`);
+  }
+  const hpas = byKind('HorizontalPodAutoscaler');
+  for (const { file, obj } of hpas) {
+    if (!deployments.some((d) => d.obj.metadata.name === obj.spec?.scaleTargetRef?.name)) problem(file, `HPA ${obj.metadata.name} targets no Deployment`);
+  }
+  if (!hpas.some((h) => h.obj.spec?.scaleTargetRef?.name === 'task-tracker-api')) problem(dir, 'no HorizontalPodAutoscaler for the api');
+  for (const { file, obj } of byKind('Ingress')) {
+    const svcs = names('Service');
+    for (const rule of obj.spec?.rules ?? []) for (const p of rule.http?.paths ?? []) if (!svcs.has(p.backend?.service?.name)) problem(file, `Ingress backend ${p.backend?.service?.name} is not a Service`);
+  }
+  for (const { file, obj } of byKind('ConfigMap')) if (obj.data?.MIGRATE_ON_START !== 'false') problem(file, 'MIGRATE_ON_START must be "false" (the Job migrates)');
+}
+
+/** Checks infra/ of the repository at `root`; resolves {files, problems}. */
+export async function checkInfra(root = HERE) {
+  ROOT = root;
+  INFRA = path.join(root, 'infra');
+  problems = [];
+  checked = new Set();
+  for (const app of APPS) checkDockerfile(app);
+  checkCompose();
+  await checkKubernetes();
+  return { files: [...checked], problems: [...problems] };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await checkInfra();
+  console.log(`infra-check: ${result.files.length} files checked`);
+  for (const p of result.problems) console.log(`  problem: ${p}`);
+  if (result.problems.length) {
+    console.log(`infra-check: ${result.problems.length} problem(s)`);
+    process.exit(1);
+  }
+  console.log('infra-check: no problems (dockerfile-utils, dclint, kubernetes-models schemas and the topology rules)');
+}
