@@ -5,23 +5,12 @@
 /* global AbortSignal */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../topology/index.mjs';
 
 /** Pinned: 5.14.2 runs on Node 20 and validates OpenAPI 3.1; later versions need Node 24. */
 export const PRISM = '@stoplight/prism-cli@5.14.2';
 const PRISM_ERROR = 'https://stoplight.io/prism/errors#';
-
-function freePort(host) {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function readAll(stream) {
   return new Promise((resolve, reject) => {

@@ -1,39 +1,22 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, docs, meetings, projects, SCOPES, tasks, today, type Actor, type Scope, type Task } from '@tt/domain';
-import { createLogger, createRuntime, type Runtime } from '@tt/http';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
-import { startMcp, type McpServerHandle } from './index.js';
+import type { Runtime } from '@tt/http';
+import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
 
+let fx: McpFixture;
 let runtime: Runtime;
-let databaseUrl: string | undefined;
-let mcp: McpServerHandle;
 let actor: Actor;
 let task: Task;
 let fullKey: string;
 const keys: Record<string, string> = {};
-const clients: Client[] = [];
 let spaceId: string;
 let meetingId: string;
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'mcp-int-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  clients.push(client);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { text: string }> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const first = result.content[0];
-  return { ...result, text: first && first.type === 'text' ? first.text : '' };
-}
+const connect = (token: string) => fx.connect(token);
 
 beforeAll(async () => {
-  databaseUrl = await createTestDatabaseUrl();
-  runtime = await createRuntime({ databaseUrl, rateLimitPerMinute: 1000, logger: createLogger('silent', 'test') });
+  fx = await mcpFixture();
+  runtime = fx.runtime;
   const deps = runtime.deps;
   const ws = await admin.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
   const alice = await admin.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Lead', isAdmin: true }, deps);
@@ -68,15 +51,10 @@ beforeAll(async () => {
       deps,
     )
   ).id;
-  mcp = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent' }, runtime);
+  await fx.start();
 }, 60_000);
 
-afterAll(async () => {
-  for (const c of clients) await c.close().catch(() => undefined);
-  await mcp?.stop();
-  await runtime?.close();
-  await dropTestDatabase(databaseUrl);
-});
+afterAll(() => fx?.close());
 
 describe('time tools', () => {
   it('log_time records as the key user and time_report groups by people, tasks, projects and days', async () => {

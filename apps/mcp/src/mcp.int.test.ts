@@ -1,16 +1,13 @@
 import { request as httpRequest } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, projects, SCOPES, tasks, type Actor, type ProjectWithBoards, type Scope, type User } from '@tt/domain';
-import { createLogger, createRuntime, type Runtime } from '@tt/http';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
-import { startMcp, type McpServerHandle } from './index.js';
+import type { Runtime } from '@tt/http';
+import type { McpServerHandle } from './index.js';
+import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
 
 // PGlite is one connection: the tests of this file run one after another on one runtime.
+let fx: McpFixture;
 let runtime: Runtime;
-let databaseUrl: string | undefined;
 let mcp: McpServerHandle;
 let alice: User;
 let bob: User;
@@ -19,23 +16,8 @@ let project: ProjectWithBoards;
 let fullKey: string;
 let noScopeKey: string;
 let teamKey: string;
-const clients: Client[] = [];
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'mcp-int-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { text: string }> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const first = result.content[0];
-  return { ...result, text: first && first.type === 'text' ? first.text : '' };
-}
+const connect = (token: string) => fx.connect(token);
 
 const initialize = {
   jsonrpc: '2.0', id: 1, method: 'initialize',
@@ -68,9 +50,8 @@ function rawPost(headers: Record<string, string>): Promise<{ status: number; bod
 }
 
 beforeAll(async () => {
-  // A clone of the migrated template with TEST_DATABASE_URL, else (undefined) a fresh in-memory PGlite.
-  databaseUrl = await createTestDatabaseUrl();
-  runtime = await createRuntime({ databaseUrl, rateLimitPerMinute: 1000, logger: createLogger('silent', 'test') });
+  fx = await mcpFixture();
+  runtime = fx.runtime;
   const deps = runtime.deps;
   const ws = await admin.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
   alice = await admin.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Engineering manager', isAdmin: true }, deps);
@@ -89,15 +70,10 @@ beforeAll(async () => {
   const carl = await admin.createUser(team.id, { name: 'Carl', login: 'carl', role: '', isAdmin: true }, deps);
   teamKey = (await admin.issueKey(carl.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
 
-  mcp = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent' }, runtime);
+  mcp = await fx.start();
 }, 60_000);
 
-afterAll(async () => {
-  for (const c of clients) await c.close().catch(() => undefined);
-  await mcp?.stop();
-  await runtime?.close();
-  await dropTestDatabase(databaseUrl);
-});
+afterAll(() => fx?.close());
 
 describe('MCP gateway over HTTP', () => {
   it('answers health and refuses GET/DELETE on /mcp with a JSON-RPC error', async () => {
