@@ -19,6 +19,9 @@ const adminToken = config.ADMIN_TOKEN ?? saved?.adminToken ?? randomBytes(24).to
 const runtime = await createRuntime({
   databaseUrl: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(dataDir, 'pg'), redisUrl: config.REDIS_URL,
   rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger,
+  // The worker's handlers run here too (in-process queue; with REDIS_URL, a BullMQ consumer in this process).
+  consumeJobs: true,
+  queuePrefix: config.QUEUE_PREFIX,
 });
 let demoKey = saved?.demoKey;
 if (!demoKey) {

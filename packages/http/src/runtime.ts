@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
+import { createJobSystem, type JobSystem } from '@tt/jobs';
 import { createStore, migrate, newId, openDatabase } from '@tt/store';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 
@@ -14,6 +15,15 @@ export interface RuntimeOptions {
   /** Run migrations on start (the API does; other processes wait for them). */
   migrate?: boolean;
   jobs?: JobSignal;
+  /**
+   * Run the job handlers in this process (the worker, embedded mode). Without Redis they always run in-process;
+   * every runtime relays its outbox to the queue.
+   */
+  consumeJobs?: boolean;
+  jobConcurrency?: number;
+  jobLockDurationMs?: number;
+  /** BullMQ key prefix; producers and workers of one deployment share it (default `tt`). */
+  queuePrefix?: string | undefined;
 }
 
 export interface Runtime {
@@ -21,6 +31,8 @@ export interface Runtime {
   db: Knex;
   redis: Redis | undefined;
   limiter: RateLimiter;
+  /** Outbox relay and queue; the handlers too when this process consumes. */
+  jobs: JobSystem;
   ready(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
 }
@@ -33,18 +45,22 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   redis?.on('error', (err) => o.logger.warn({ err: err.message }, 'redis error'));
   // Connect before serving, so the first requests already share the Redis budget.
   if (redis) await redis.connect().catch((err: Error) => o.logger.error({ err: err.message }, 'redis unreachable at start'));
+  const store = createStore(db);
+  const jobs = createJobSystem({ store, redisUrl: o.redisUrl, prefix: o.queuePrefix, log: o.logger });
   const deps: Deps = {
-    store: createStore(db),
+    store,
     now: () => Date.now(),
     newId,
-    jobs: o.jobs ?? { notify: () => undefined },
+    jobs: o.jobs ?? jobs.signal,
     rateLimitPerMinute: o.rateLimitPerMinute,
   };
+  jobs.start(deps, { consume: o.consumeJobs, concurrency: o.jobConcurrency, lockDurationMs: o.jobLockDurationMs });
   return {
     deps,
     db,
     redis,
     limiter: createRateLimiter(o.rateLimitPerMinute, redis),
+    jobs,
     async ready() {
       const checks: Record<string, boolean> = {};
       checks.database = await db.raw('select 1').then(() => true, () => false);
@@ -52,6 +68,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       return checks;
     },
     async close() {
+      await jobs.close();
       await db.destroy();
       if (redis) redis.disconnect();
     },

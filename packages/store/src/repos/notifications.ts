@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { invalid, type NotificationFilter, type NotificationRecord, type Repos } from '@tt/domain';
-import { newId, num, numOrNull } from '../util.js';
+import { concurrently, newId, num, numOrNull } from '../util.js';
 
 type Row = Record<string, any>;
 
@@ -60,9 +60,9 @@ export function notificationRepo(db: Knex): Repos['notifications'] {
         const [at, id] = parseAfter(page.after);
         rowsQ.whereRaw('(notifications.created_at, notifications.id) < (?, ?)', [at, id]);
       }
-      const [rows, count] = await Promise.all([
-        rowsQ.orderBy([{ column: 'notifications.created_at', order: 'desc' }, { column: 'notifications.id', order: 'desc' }]).limit(page.limit + 1) as Promise<Row[]>,
-        inbox(db, f).count({ n: '*' }).first() as Promise<Row | undefined>,
+      const [rows, count] = await concurrently<[Row[], Row | undefined]>(db, [
+        () => rowsQ.orderBy([{ column: 'notifications.created_at', order: 'desc' }, { column: 'notifications.id', order: 'desc' }]).limit(page.limit + 1),
+        () => inbox(db, f).count({ n: '*' }).first(),
       ]);
       const more = rows.length > page.limit;
       const kept = more ? rows.slice(0, page.limit) : rows;

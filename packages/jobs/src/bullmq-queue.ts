@@ -1,0 +1,113 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { DEFAULT_PREFIX, QUEUE_NAME, retryOf } from './catalog.js';
+import type { FailedJob, JobQueue, Log, QueueCounts, RetryResult } from './queue.js';
+
+export interface BullQueueOptions {
+  redisUrl: string;
+  /** Key prefix; processes that share a queue use the same one. */
+  prefix?: string | undefined;
+  log: Log;
+}
+
+const DAY_S = 86_400;
+
+/**
+ * The queue on Redis through BullMQ. Adding is idempotent by job id (BullMQ ignores an id it holds), so an outbox
+ * row relayed twice after a crash still makes one job. Producers fail fast while Redis is down: the outbox keeps the
+ * jobs and the relay tries again.
+ */
+export function createBullQueue(o: BullQueueOptions): JobQueue {
+  const prefix = o.prefix ?? DEFAULT_PREFIX;
+  const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  producer.on('error', (err) => o.log.debug({ err: err.message }, 'queue redis error'));
+  const queue = new Queue(QUEUE_NAME, { connection: producer, prefix });
+  queue.on('error', (err) => o.log.debug({ err: err.message }, 'queue error'));
+  const consumers: Array<{ worker: Worker; connection: Redis }> = [];
+
+  return {
+    kind: 'bullmq',
+    durable: true,
+    async add(jobs) {
+      if (!jobs.length) return;
+      await queue.addBulk(
+        jobs.map((j) => {
+          const retry = retryOf(j.name);
+          return {
+            name: j.name,
+            data: j.payload,
+            opts: {
+              jobId: j.id,
+              timestamp: j.timestamp,
+              attempts: retry.attempts,
+              backoff: { type: 'exponential', delay: retry.backoffMs },
+              // Finished jobs stay a while, so a late re-relay of the same id is recognised and dropped.
+              removeOnComplete: { age: DAY_S, count: 50_000 },
+              removeOnFail: { age: 14 * DAY_S },
+            },
+          };
+        }),
+      );
+    },
+    held: () => [],
+    consume(processor, opts) {
+      // A worker blocks on Redis, so it needs its own connection that retries forever.
+      const connection = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
+      connection.on('error', (err) => o.log.debug({ err: err.message }, 'worker redis error'));
+      const lockDuration = opts.lockDurationMs ?? 30_000;
+      const worker = new Worker(
+        QUEUE_NAME,
+        (job: Job) => processor({ id: job.id!, name: job.name, payload: job.data, timestamp: job.timestamp, attempt: job.attemptsMade + 1 }),
+        { connection, prefix, concurrency: opts.concurrency, lockDuration, stalledInterval: lockDuration, maxStalledCount: 3 },
+      );
+      worker.on('error', (err) => o.log.warn({ err: err.message }, 'worker error'));
+      worker.on('failed', (job, err) => {
+        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+          o.log.error({ jobId: job.id, job: job.name, attempts: job.attemptsMade, err: err.message }, 'job moved to the failed set');
+        }
+      });
+      worker.on('stalled', (jobId) => o.log.warn({ jobId }, 'job stalled (its worker stopped); it will run again'));
+      const entry = { worker, connection };
+      consumers.push(entry);
+      return {
+        async close() {
+          await worker.close();
+          connection.disconnect();
+          consumers.splice(consumers.indexOf(entry), 1);
+        },
+      };
+    },
+    async counts(): Promise<QueueCounts> {
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'paused', 'active', 'delayed', 'failed', 'completed');
+      return {
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0),
+        active: c.active ?? 0,
+        delayed: c.delayed ?? 0,
+        failed: c.failed ?? 0,
+        completed: c.completed ?? 0,
+      };
+    },
+    async failed(start, end) {
+      const jobs = await queue.getFailed(start, end);
+      return jobs.filter(Boolean).map(
+        (j): FailedJob => ({
+          id: j.id!, name: j.name, payload: j.data, failedReason: j.failedReason ?? '', attemptsMade: j.attemptsMade,
+          createdAt: j.timestamp, failedAt: j.finishedOn ?? null,
+        }),
+      );
+    },
+    async retry(id): Promise<RetryResult> {
+      const job = await queue.getJob(id);
+      if (!job) return 'not_found';
+      if ((await job.getState()) !== 'failed') return 'not_failed';
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return 'retried';
+    },
+    ping: () => producer.ping().then((r) => r === 'PONG', () => false),
+    async close() {
+      await Promise.all(consumers.map((c) => c.worker.close()));
+      await queue.close();
+      producer.disconnect();
+    },
+  };
+}

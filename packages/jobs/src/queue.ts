@@ -1,0 +1,78 @@
+/** The few logger methods the jobs package uses; a pino logger fits. */
+export interface Log {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  child(bindings: Record<string, unknown>): Log;
+}
+
+/** A job handed to a queue: the id makes adding idempotent (`outbox-<row id>` for relayed jobs). */
+export interface QueuedJob {
+  id: string;
+  name: string;
+  payload: unknown;
+  /** When the event happened (the outbox row's time). */
+  timestamp: number;
+}
+
+/** One try of a job, as a processor sees it. */
+export interface JobRun extends QueuedJob {
+  /** 1 for the first try. */
+  attempt: number;
+}
+
+export type JobProcessor = (job: JobRun) => Promise<unknown>;
+
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  completed: number;
+}
+
+export interface FailedJob {
+  id: string;
+  name: string;
+  payload: unknown;
+  failedReason: string;
+  attemptsMade: number;
+  createdAt: number;
+  failedAt: number | null;
+}
+
+export type RetryResult = 'retried' | 'not_found' | 'not_failed';
+
+export interface ConsumeOptions {
+  concurrency: number;
+  /** How long a job stays locked to a worker without a heartbeat; a killed worker's jobs return after this. */
+  lockDurationMs?: number | undefined;
+}
+
+export interface JobConsumer {
+  /** Takes no new jobs and resolves once the jobs in hand are finished. */
+  close(): Promise<void>;
+}
+
+/** The queue port: BullMQ on Redis, or in-process. */
+export interface JobQueue {
+  readonly kind: 'bullmq' | 'memory';
+  /**
+   * True when added jobs outlive this process (Redis): the relay marks an outbox row done once its job is added.
+   * False (in-process): the row is marked done only when its job has been handled, so a crash loses nothing.
+   */
+  readonly durable: boolean;
+  /** Adds jobs; a job whose id the queue already holds is ignored. */
+  add(jobs: QueuedJob[]): Promise<void>;
+  /** Ids of jobs this process holds and has not finished (in-process queue only). */
+  held(): string[];
+  consume(processor: JobProcessor, opts: ConsumeOptions): JobConsumer;
+  counts(): Promise<QueueCounts>;
+  /** Failed jobs, newest first. */
+  failed(start: number, end: number): Promise<FailedJob[]>;
+  /** Puts a failed job back to be tried again with a fresh count of attempts. */
+  retry(id: string): Promise<RetryResult>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,127 @@
+import type { JobSignal, Store } from '@tt/domain';
+import type { JobQueue, Log } from './queue.js';
+
+export interface RelayOptions {
+  store: Store;
+  queue: JobQueue;
+  log: Log;
+  /** Poll period: rows written while the queue was down go out once it is back. */
+  pollMs?: number;
+  batch?: number;
+  /** A queue that does not answer within this is treated as down (the claimed rows are released). */
+  addTimeoutMs?: number;
+  /** Relayed rows are deleted after this long (the queue has long since dropped their ids). */
+  keepMs?: number;
+}
+
+export interface OutboxRelay extends JobSignal {
+  start(): void;
+  /** Stops the loop after the pass in progress. */
+  stop(): Promise<void>;
+  /** One pass: claims unrelayed rows and hands them to the queue; returns how many. */
+  relayOnce(): Promise<number>;
+}
+
+/** Job id of an outbox row: the queue drops a second add of the same id. */
+export const outboxJobId = (rowId: number): string => `outbox-${rowId}`;
+export const outboxRowId = (jobId: string): number | undefined => {
+  const m = /^outbox-(\d+)$/.exec(jobId);
+  return m ? Number(m[1]) : undefined;
+};
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`queue did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Moves committed outbox rows to the queue. Each pass locks a batch of rows (FOR UPDATE SKIP LOCKED, so relays in
+ * several processes share the work), adds their jobs with id `outbox-<row id>`, and marks the rows relayed in the
+ * same transaction: if adding fails the transaction rolls back and the rows wait for the next pass. A crash after
+ * the add and before the commit relays a row twice, which the queue drops by id. It runs when woken after a
+ * commit and on a timer.
+ */
+export function createOutboxRelay(o: RelayOptions): OutboxRelay {
+  const pollMs = o.pollMs ?? 1000;
+  const batch = o.batch ?? 200;
+  const addTimeoutMs = o.addTimeoutMs ?? 5000;
+  let running = false;
+  let woken = false;
+  let wake: (() => void) | undefined;
+  let loop: Promise<void> | undefined;
+  let failures = 0;
+  const keepMs = o.keepMs ?? 86_400_000;
+  let nextPrune = Date.now() + 600_000;
+
+  async function prune(): Promise<void> {
+    if (Date.now() < nextPrune) return;
+    nextPrune = Date.now() + 600_000;
+    const n = await o.store.outbox.prune(Date.now() - keepMs);
+    if (n) o.log.info({ rows: n }, 'pruned relayed outbox rows');
+  }
+
+  async function relayOnce(): Promise<number> {
+    const held = o.queue.durable ? [] : o.queue.held().map(outboxRowIdOrNaN).filter((n) => !Number.isNaN(n));
+    return o.store.transaction(async (repos) => {
+      const rows = await repos.outbox.claim(batch, held);
+      if (!rows.length) return 0;
+      await withTimeout(
+        o.queue.add(rows.map((r) => ({ id: outboxJobId(r.id), name: r.name, payload: r.payload, timestamp: r.createdAt }))),
+        addTimeoutMs,
+      );
+      // An in-process queue marks each row when its job is finished instead (see JobQueue.durable).
+      if (o.queue.durable) await repos.outbox.markRelayed(rows.map((r) => r.id), Date.now());
+      return rows.length;
+    });
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      woken = false;
+      let n = 0;
+      try {
+        n = await relayOnce();
+        await prune();
+        if (failures) o.log.info({ after: failures }, 'outbox relay recovered');
+        failures = 0;
+      } catch (err) {
+        // Logged on the first failure and then every minute or so, not every second.
+        if (failures++ % 60 === 0) o.log.warn({ err: (err as Error).message, failures }, 'outbox relay failed; jobs stay in the outbox and are retried');
+      }
+      if (!running) break;
+      if (n >= batch || woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        timer.unref?.();
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  }
+
+  return {
+    notify() {
+      woken = true;
+      wake?.();
+    },
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+    },
+    relayOnce,
+  };
+}
+
+const outboxRowIdOrNaN = (jobId: string): number => outboxRowId(jobId) ?? Number.NaN;

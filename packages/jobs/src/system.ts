@@ -1,0 +1,95 @@
+import type { Deps, JobSignal, Store } from '@tt/domain';
+import { createBullQueue } from './bullmq-queue.js';
+import { createProcessor } from './handlers.js';
+import { createMemoryQueue } from './memory-queue.js';
+import type { JobConsumer, JobQueue, Log, QueueCounts } from './queue.js';
+import { createOutboxRelay, outboxRowId, type OutboxRelay } from './relay.js';
+
+export interface JobSystemOptions {
+  store: Store;
+  /** BullMQ on this Redis; unset = the in-process queue (embedded mode, one process). */
+  redisUrl?: string | undefined;
+  prefix?: string | undefined;
+  log: Log;
+  pollMs?: number | undefined;
+}
+
+export interface StartOptions {
+  /** Run the handlers in this process. Always so with the in-process queue. */
+  consume?: boolean | undefined;
+  concurrency?: number | undefined;
+  lockDurationMs?: number | undefined;
+}
+
+export interface JobStats extends QueueCounts {
+  /** Outbox rows not yet handed to the queue (in-process: not yet handled). */
+  outboxPending: number;
+}
+
+export interface JobSystem {
+  readonly queue: JobQueue;
+  readonly relay: OutboxRelay;
+  /** The use cases' JobSignal: wakes the relay after a commit. */
+  readonly signal: JobSignal;
+  /** Starts the relay, and the handlers when this process consumes. */
+  start(deps: Deps, opts?: StartOptions): void;
+  readonly consuming: boolean;
+  stats(): Promise<JobStats>;
+  /** In-process queue: relays and handles until nothing is left (for tests and scripts). */
+  drain(): Promise<void>;
+  /** Stops taking jobs (finishing those in hand), then the relay, then the queue. */
+  close(): Promise<void>;
+}
+
+/** The outbox relay and the queue (BullMQ or in-process) of one process. */
+export function createJobSystem(o: JobSystemOptions): JobSystem {
+  const log = o.log.child({ component: 'jobs' });
+  const memory = o.redisUrl
+    ? undefined
+    : createMemoryQueue({
+        log,
+        // The outbox row is done only when its job is: a crash before that runs the job again at the next start.
+        onSettled: async (job) => {
+          const row = outboxRowId(job.id);
+          if (row !== undefined) await o.store.outbox.markRelayed([row], Date.now());
+        },
+      });
+  const queue: JobQueue = memory ?? createBullQueue({ redisUrl: o.redisUrl!, prefix: o.prefix, log });
+  const relay = createOutboxRelay({ store: o.store, queue, log, pollMs: o.pollMs });
+  let consumer: JobConsumer | undefined;
+
+  return {
+    queue,
+    relay,
+    signal: { notify: () => relay.notify() },
+    get consuming() {
+      return consumer !== undefined;
+    },
+    start(deps, opts = {}) {
+      if ((opts.consume || memory) && !consumer) {
+        consumer = queue.consume(createProcessor(deps, log), { concurrency: opts.concurrency ?? 4, lockDurationMs: opts.lockDurationMs });
+      }
+      relay.start();
+    },
+    async stats() {
+      const [counts, outboxPending] = await Promise.all([queue.counts(), o.store.outbox.pending()]);
+      return { ...counts, outboxPending };
+    },
+    async drain() {
+      if (!memory) throw new Error('drain() is for the in-process queue');
+      // Until every outbox row is handled: jobs may queue more jobs (an automation's comment notifies).
+      for (;;) {
+        await relay.relayOnce();
+        await memory.idle();
+        if ((await o.store.outbox.pending()) === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+    async close() {
+      await consumer?.close();
+      consumer = undefined;
+      await relay.stop();
+      await queue.close();
+    },
+  };
+}
