@@ -1,0 +1,140 @@
+// Shared pieces of the benchmarks: a throwaway PostgreSQL database, the built API as a child process,
+// an operator/REST client and an autocannon runner that prints one table.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { openDatabase } from '../../packages/store/src/index.ts';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ADMIN_TOKEN = 'bench-operator-token-0123456789';
+
+/** The server URL (from BENCH_DATABASE_URL, default the local PostgreSQL) pointed at another database. */
+export function databaseUrl(name) {
+  const u = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Creates an empty database (dropping a leftover one of the same name) and returns a drop function. */
+export async function freshDatabase(name) {
+  if (!/^tt_bench/.test(name)) throw new Error('benchmark databases are named tt_bench*');
+  const admin = openDatabase({ databaseUrl: databaseUrl('postgres'), poolMax: 1 });
+  try {
+    await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.raw(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.destroy();
+  }
+  return async () => {
+    const a = openDatabase({ databaseUrl: databaseUrl('postgres'), poolMax: 1 });
+    try {
+      await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } finally {
+      await a.destroy();
+    }
+  };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the built API (apps/api/dist/main.js) on the database, with the rate limit out of the way. */
+export async function startBuiltApi(dbName) {
+  const main = join(ROOT, 'apps', 'api', 'dist', 'main.js');
+  if (!existsSync(main)) throw new Error('apps/api/dist/main.js is missing: build first (pnpm run build)');
+  const port = await freePort();
+  const env = {
+    ...process.env, DATABASE_URL: databaseUrl(dbName), PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN,
+    RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+  if (process.env.BENCH_REDIS_URL) env.REDIS_URL = process.env.BENCH_REDIS_URL;
+  else delete env.REDIS_URL;
+  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`${base}/ready`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode} before it was ready`);
+    if (i > 300) throw new Error('the API did not become ready in 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** JSON request; throws on an unexpected status so a broken setup is never benchmarked. */
+export async function call(base, token, method, path, body, expected = [200, 201]) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!expected.includes(res.status)) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** A workspace, an admin user with an all-rights key, and `users` more members. */
+export async function benchWorkspace(base, users) {
+  const ws = (await call(base, ADMIN_TOKEN, 'POST', '/admin/v1/workspaces', { name: 'Bench', plan: 'business' })).data;
+  const admin = (await call(base, ADMIN_TOKEN, 'POST', `/admin/v1/workspaces/${ws.id}/users`, { name: 'Bench Admin', login: 'bench', isAdmin: true })).data;
+  const members = [admin.id];
+  for (let i = 1; i < users; i++) {
+    members.push((await call(base, ADMIN_TOKEN, 'POST', `/admin/v1/workspaces/${ws.id}/users`, { name: `Member ${i}`, login: `member${i}` })).data.id);
+  }
+  const scopes = ['tasks:read', 'tasks:write', 'projects:write', 'time:read', 'time:write', 'docs:read', 'docs:write', 'meetings:read'];
+  const key = (await call(base, ADMIN_TOKEN, 'POST', `/admin/v1/users/${admin.id}/keys`, { scopes })).data;
+  return { workspaceId: ws.id, userIds: members, token: key.token };
+}
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+/** Runs one autocannon scenario; a scenario with any error or unexpected status is reported as failed. */
+export async function measure(name, base, token, request, opts = {}) {
+  const result = await autocannon({
+    url: base,
+    connections: opts.connections ?? CONNECTIONS,
+    duration: DURATION,
+    timeout: opts.timeout ?? 10,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: [request],
+  });
+  // Requests still running when the clock stopped would slow the next scenario: wait until the server is free.
+  await fetch(`${base}/health`);
+  const bad = result.errors + result.timeouts + result.non2xx;
+  return {
+    scenario: opts.connections ? `${name} [${opts.connections} conn.]` : name,
+    'req/s': Number(result.requests.average.toFixed(result.requests.average < 10 ? 1 : 0)),
+    'p50 ms': result.latency.p50,
+    'p99 ms': result.latency.p99,
+    requests: result.requests.total,
+    failed: bad,
+  };
+}
+
+export function printTable(title, rows) {
+  console.log(`\n${title} (${CONNECTIONS} connections, ${DURATION} s each)`);
+  console.table(rows);
+  console.log('| scenario | req/s | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |');
+  for (const r of rows) console.log(`| ${r.scenario} | ${r['req/s']} | ${r['p50 ms']} | ${r['p99 ms']} |`);
+}
+
+export { openDatabase };

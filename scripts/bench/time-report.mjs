@@ -1,0 +1,81 @@
+#!/usr/bin/env -S npx tsx
+// GET /time/report (three groupings) and GET /time/entries against 200 000 time logs on PostgreSQL.
+//   pnpm run build && pnpm run bench:time
+// Env: as for tasks.mjs, plus BENCH_TIME_LOGS (200000) and BENCH_TASKS (20000 tasks to log time on).
+import { benchWorkspace, databaseUrl, freshDatabase, measure, openDatabase, printTable, startBuiltApi } from './lib.mjs';
+import { seedLayout, seedTasks, USERS } from './seed.mjs';
+
+const DB = 'tt_bench_time';
+const LOGS = Number(process.env.BENCH_TIME_LOGS ?? 200_000);
+const TASKS = Number(process.env.BENCH_TASKS ?? 20_000);
+
+const day = (d) => d.toISOString().slice(0, 10);
+
+/** Time logs over the last 365 days: 50 people, each on their own 400 tasks; the tasks keep the sums of their logs. */
+async function seedTimeLogs(db, workspaceId, userIds) {
+  const started = Date.now();
+  await db.raw(
+    `insert into time_logs (id, workspace_id, task_id, project_id, user_id, seconds, date, note, created_at)
+     select 'time_0' || lpad(g::text, 11, '0'), :ws, t.id, t.project_id, (:users::text[])[1 + g % :nusers],
+            900 * (1 + g % 16), current_date - (g % 365), case when g % 3 = 0 then 'review' else '' end, :now::bigint - (:n - g)
+     from generate_series(1, :n) g
+     join (select id, project_id, row_number() over (order by id) - 1 as rn from tasks where workspace_id = :ws) t
+       -- each person logs on their own 400 tasks, about 11 entries a day
+       on t.rn = ((g % :nusers) * 400 + ((g / :nusers) * 37) % 400) % :ntasks`,
+    { ws: workspaceId, users: userIds, nusers: userIds.length, now: Date.now(), n: LOGS, ntasks: TASKS + 1 },
+  );
+  await db.raw(
+    `update tasks set time_spent_seconds = s.total
+     from (select task_id, sum(seconds) as total from time_logs group by task_id) s where tasks.id = s.task_id`,
+  );
+  await db.raw('vacuum analyze');
+  console.log(`seeded ${LOGS} time logs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function main() {
+  const drop = await freshDatabase(DB);
+  let api;
+  const db = openDatabase({ databaseUrl: databaseUrl(DB), poolMax: 2 });
+  try {
+    api = await startBuiltApi(DB);
+    const { workspaceId, userIds, token } = await benchWorkspace(api.base, USERS);
+    const columns = await seedLayout(api.base, token, userIds);
+    await seedTasks(db, workspaceId, userIds, columns, TASKS);
+    await seedTimeLogs(db, workspaceId, userIds);
+
+    const today = new Date();
+    const yearAgo = day(new Date(today.getTime() - 364 * 86400000));
+    const monthAgo = day(new Date(today.getTime() - 30 * 86400000));
+    const project = columns[0].project_id;
+    const get = (path) => ({ method: 'GET', path: `/v1${path}` });
+    // Reports with tens of thousands of groups take about a second each: they run on two connections with a long
+    // timeout, so the figures show their latency instead of a queue of timeouts.
+    const heavy = { connections: 2, timeout: 120 };
+    const scenarios = [
+      ['report: year, groupBy=project,user,day', get(`/time/report?from=${yearAgo}&to=${day(today)}&groupBy=project,user,day`), heavy],
+      ['report: year, groupBy=user,project,task', get(`/time/report?from=${yearAgo}&to=${day(today)}&groupBy=user,project,task`), heavy],
+      ['report: year, one project, groupBy=user,day,task', get(`/time/report?from=${yearAgo}&to=${day(today)}&projectId=${project}&groupBy=user,day,task`), heavy],
+      ['report: 30 days, groupBy=day,user,project', get(`/time/report?from=${monthAgo}&to=${day(today)}&groupBy=day,user,project`)],
+      ['report: year, two people, groupBy=user,project,day', get(`/time/report?from=${yearAgo}&to=${day(today)}&userId=${userIds[3]},${userIds[4]}&groupBy=user,project,day`)],
+      ['report: default (this month, by user)', get('/time/report')],
+      ['entries: year, first page of 100', get(`/time/entries?from=${yearAgo}&to=${day(today)}`)],
+    ];
+    const rows = [];
+    for (const [name, request, opts] of scenarios) {
+      rows.push(await measure(name, api.base, token, request, opts));
+      console.log(`  ${name}: ${rows.at(-1)['req/s']} req/s, p99 ${rows.at(-1)['p99 ms']} ms`);
+    }
+    printTable(`${LOGS} time logs on ${TASKS} tasks, built API on PostgreSQL`, rows);
+    if (rows.some((r) => r.failed > 0)) {
+      process.exitCode = 1;
+      console.error('some requests failed; see the failed column');
+    }
+  } finally {
+    await api?.stop();
+    await db.destroy();
+    if (process.env.BENCH_KEEP) console.log(`kept the database ${DB}`);
+    else await drop();
+  }
+}
+
+await main();
