@@ -249,10 +249,17 @@ export interface TimeFilter {
   projectIds?: string[] | undefined;
   taskIds?: string[] | undefined;
 }
+/** One group of a time report: the grouping keys with the names they show, and the sums. */
 export interface TimeReportGroupRow {
   userId?: string;
+  userName?: string;
   projectId?: string;
+  projectKey?: string;
+  projectName?: string;
   taskId?: string;
+  taskKey?: string;
+  taskTitle?: string;
+  taskProjectId?: string;
   day?: string;
   seconds: number;
   entries: number;

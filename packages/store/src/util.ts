@@ -29,13 +29,29 @@ export async function pageById<R, T>(
 ): Promise<PageResult<T>> {
   const rowsQ = select(base.clone());
   if (page.after !== undefined) rowsQ.where(idColumn, '>', page.after);
-  const [rows, countRow] = await Promise.all([
-    rowsQ.orderBy(idColumn, 'asc').limit(page.limit + 1) as Promise<R[]>,
-    base.clone().clearSelect().clearOrder().count({ n: '*' }).first() as Promise<{ n: unknown } | undefined>,
+  const [rows, countRow] = await concurrently<[R[], { n: unknown } | undefined]>(base, [
+    () => rowsQ.orderBy(idColumn, 'asc').limit(page.limit + 1) as PromiseLike<R[]>,
+    () => base.clone().clearSelect().clearOrder().count({ n: '*' }).first() as PromiseLike<{ n: unknown } | undefined>,
   ]);
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const last = kept[kept.length - 1] as Record<string, unknown> | undefined;
   const idKey = idColumn.split('.').pop()!;
   return { rows: kept.map(map), next: more && last ? String(last[idKey]) : null, total: num(countRow?.n) };
+}
+
+/**
+ * Runs independent queries at once on the pool, but one after another inside a transaction: a transaction is one
+ * connection, which takes one query at a time (pg deprecates queuing them; PGlite would serialize them anyway).
+ */
+export async function concurrently<T extends readonly unknown[]>(
+  on: Knex | Knex.QueryBuilder,
+  queries: { [K in keyof T]: () => PromiseLike<T[K]> },
+): Promise<T> {
+  const fns = queries as unknown as Array<() => PromiseLike<unknown>>;
+  const inTransaction = Boolean((on as unknown as { client?: { transacting?: boolean } }).client?.transacting);
+  if (!inTransaction) return (await Promise.all(fns.map((f) => f()))) as unknown as T;
+  const out: unknown[] = [];
+  for (const f of fns) out.push(await f());
+  return out as unknown as T;
 }

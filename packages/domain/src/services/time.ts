@@ -65,39 +65,23 @@ const hours = (seconds: number): number => Math.round((seconds / 3600) * 100) / 
 export async function report(actor: Actor, query: TimeReportQuery, deps: Deps): Promise<TimeReport> {
   requireScope(actor, 'time:read');
   const filter = await filterFor(actor, query, deps);
-  const repos = deps.store;
-  const groups = await repos.timeLogs.report(filter, query.groupBy);
-  const uniq = (xs: Array<string | undefined>) => [...new Set(xs.filter((x): x is string => x !== undefined))];
-  const [users, projects, tasks] = await Promise.all([
-    query.groupBy.includes('user') ? repos.users.byIds(actor.workspace.id, uniq(groups.map((g) => g.userId))) : [],
-    query.groupBy.includes('project') ? repos.projects.byIds(actor.workspace.id, uniq(groups.map((g) => g.projectId))) : [],
-    query.groupBy.includes('task') ? repos.tasks.byIds(actor.workspace.id, uniq(groups.map((g) => g.taskId))) : [],
-  ]);
-  const userOf = new Map(users.map((u) => [u.id, u]));
-  const projectOf = new Map(projects.map((p) => [p.id, p]));
-  const taskOf = new Map(tasks.map((t) => [t.id, t]));
-  const rows: TimeReportRow[] = groups.map((g) => {
+  const groups = await deps.store.timeLogs.report(filter, query.groupBy);
+  const byDay = query.groupBy.includes('day');
+  const keyed = groups.map((g) => {
     const row: TimeReportRow = { seconds: g.seconds, entries: g.entries, hours: hours(g.seconds) };
     for (const key of query.groupBy) {
-      if (key === 'user' && g.userId) row.user = { id: g.userId, name: userOf.get(g.userId)?.name ?? '' };
-      if (key === 'project' && g.projectId) {
-        const p = projectOf.get(g.projectId);
-        row.project = { id: g.projectId, key: p?.key ?? '', name: p?.name ?? '' };
-      }
-      if (key === 'task' && g.taskId) {
-        const t = taskOf.get(g.taskId);
-        row.task = { id: g.taskId, key: t?.key ?? '', title: t?.title ?? '', projectId: t?.projectId ?? g.projectId ?? '' };
-      }
-      if (key === 'day' && g.day) row.day = { date: g.day, weekday: weekday(g.day) };
+      if (key === 'user') row.user = { id: g.userId!, name: g.userName ?? '' };
+      if (key === 'project') row.project = { id: g.projectId!, key: g.projectKey ?? '', name: g.projectName ?? '' };
+      if (key === 'task') row.task = { id: g.taskId!, key: g.taskKey ?? '', title: g.taskTitle ?? '', projectId: g.taskProjectId ?? '' };
+      if (key === 'day') row.day = { date: g.day!, weekday: weekday(g.day!) };
     }
-    return row;
+    return { row, day: g.day ?? '', tie: `${g.userId ?? ''}|${g.projectId ?? ''}|${g.taskId ?? ''}` };
   });
-  const byDay = query.groupBy.includes('day');
-  const tie = (r: TimeReportRow) => `${r.user?.id ?? ''}|${r.project?.id ?? ''}|${r.task?.id ?? ''}`;
-  rows.sort((a, b) => {
-    if (byDay && a.day!.date !== b.day!.date) return a.day!.date < b.day!.date ? -1 : 1;
-    return b.seconds - a.seconds || (tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0);
+  keyed.sort((a, b) => {
+    if (byDay && a.day !== b.day) return a.day < b.day ? -1 : 1;
+    return b.row.seconds - a.row.seconds || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0);
   });
+  const rows = keyed.map((k) => k.row);
   const totalSeconds = groups.reduce((s, g) => s + g.seconds, 0);
   return { from: filter.from, to: filter.to, groupBy: query.groupBy, totalSeconds, totalHours: hours(totalSeconds), data: rows };
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { invalid, type MeetingFilter, type MeetingFolderRecord, type MeetingRecord, type Repos } from '@tt/domain';
-import { dayOrNull, newId, num, numOrNull } from '../util.js';
+import { concurrently, dayOrNull, newId, num, numOrNull } from '../util.js';
 
 type Row = Record<string, any>;
 
@@ -101,9 +101,9 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
         if (!id || !/^\d+$/.test(started ?? '')) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
         rowsQ.whereRaw('(meetings.started_at, meetings.id) < (?, ?)', [Number(started), id]);
       }
-      const [rows, countRow] = await Promise.all([
-        rowsQ.orderBy([{ column: 'meetings.started_at', order: 'desc' }, { column: 'meetings.id', order: 'desc' }]).limit(page.limit + 1) as Promise<Row[]>,
-        base.clone().count({ n: '*' }).first(),
+      const [rows, countRow] = await concurrently<[Row[], Row | undefined]>(db, [
+        () => rowsQ.orderBy([{ column: 'meetings.started_at', order: 'desc' }, { column: 'meetings.id', order: 'desc' }]).limit(page.limit + 1),
+        () => base.clone().count({ n: '*' }).first(),
       ]);
       const more = rows.length > page.limit;
       const kept = (more ? rows.slice(0, page.limit) : rows).map(meeting);

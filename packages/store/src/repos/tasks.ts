@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { invalid, RANK_STEP, type CommentRecord, type PageRequest, type PageResult, type Repos, type TaskFilter, type TaskRecord } from '@tt/domain';
-import { dayOrNull, newId, num, numOrNull, pageById } from '../util.js';
+import { concurrently, dayOrNull, newId, num, numOrNull, pageById } from '../util.js';
 import { docRepo } from './docs.js';
 
 type Row = Record<string, any>;
@@ -114,7 +114,7 @@ export function taskListQueries(db: Knex, f: TaskFilter, page: PageRequest): { r
 
 async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>> {
   const q = taskListQueries(db, f, page);
-  const [rows, countRows] = await Promise.all([q.rows as Promise<Row[]>, q.count as Promise<Row[]>]);
+  const [rows, countRows] = await concurrently<[Row[], Row[]]>(db, [() => q.rows as PromiseLike<Row[]>, () => q.count as PromiseLike<Row[]>]);
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const last = kept[kept.length - 1];
@@ -158,19 +158,20 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       return (await selectTasks(db).where('tasks.workspace_id', workspaceId).whereIn('tasks.id', ids).orderBy('tasks.id')).map(task);
     },
     async details(t, viewerId) {
-      const [subtasks, attachments, position, logs, docIds] = await Promise.all([
-        db('tasks').where({ parent_id: t.id }).orderBy('id').pluck('id'),
-        db('attachments').where({ task_id: t.id }).orderBy('id'),
-        t.archivedAt === null
-          ? db('tasks')
-              .where({ status_id: t.statusId })
-              .whereNull('archived_at')
-              .whereRaw('(rank, id) < (?, ?)', [t.rank, t.id])
-              .count({ n: '*' })
-              .first()
-          : Promise.resolve(undefined),
-        db('time_logs').where({ task_id: t.id }).orderBy([{ column: 'date' }, { column: 'id' }]),
-        docRepo(db).linkedToTask(t.id, viewerId),
+      const [subtasks, attachments, position, logs, docIds] = await concurrently<[string[], Row[], Row | undefined, Row[], string[]]>(db, [
+        () => db('tasks').where({ parent_id: t.id }).orderBy('id').pluck('id'),
+        () => db('attachments').where({ task_id: t.id }).orderBy('id'),
+        () =>
+          t.archivedAt === null
+            ? db('tasks')
+                .where({ status_id: t.statusId })
+                .whereNull('archived_at')
+                .whereRaw('(rank, id) < (?, ?)', [t.rank, t.id])
+                .count({ n: '*' })
+                .first()
+            : Promise.resolve(undefined),
+        () => db('time_logs').where({ task_id: t.id }).orderBy([{ column: 'date' }, { column: 'id' }]),
+        () => docRepo(db).linkedToTask(t.id, viewerId),
       ]);
       return {
         subtaskIds: subtasks as string[],
