@@ -21,8 +21,32 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
   const prefix = o.prefix ?? DEFAULT_PREFIX;
   const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   producer.on('error', (err) => o.log.debug({ err: err.message }, 'queue redis error'));
-  const queue = new Queue(QUEUE_NAME, { connection: producer, prefix });
-  queue.on('error', (err) => o.log.debug({ err: err.message }, 'queue error'));
+  // The BullMQ Queue is made once the connection is up. A Queue that starts initializing on a connection that
+  // never comes up rejects its init after close() has dropped its listeners: an unhandled rejection that would
+  // take the process down when Redis is unreachable at start. Until then the queue reports itself unreachable
+  // and the outbox keeps the jobs.
+  let made: Queue | undefined;
+  const connected = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (producer.status === 'ready') return resolve();
+      const timer = setTimeout(() => {
+        producer.off('ready', onReady);
+        reject(new Error(`queue Redis is not connected (${producer.status})`));
+      }, 2000);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      producer.once('ready', onReady);
+    });
+  const queue = async (): Promise<Queue> => {
+    if (made) return made;
+    await connected();
+    if (made) return made;
+    made = new Queue(QUEUE_NAME, { connection: producer, prefix });
+    made.on('error', (err) => o.log.debug({ err: err.message }, 'queue error'));
+    return made;
+  };
   const consumers: Array<{ worker: Worker; connection: Redis }> = [];
 
   return {
@@ -30,7 +54,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
     durable: true,
     async add(jobs) {
       if (!jobs.length) return;
-      await queue.addBulk(
+      await (await queue()).addBulk(
         jobs.map((j) => {
           const retry = retryOf(j.name);
           return {
@@ -78,7 +102,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       };
     },
     async counts(): Promise<QueueCounts> {
-      const c = await queue.getJobCounts('waiting', 'prioritized', 'paused', 'active', 'delayed', 'failed', 'completed');
+      const c = await (await queue()).getJobCounts('waiting', 'prioritized', 'paused', 'active', 'delayed', 'failed', 'completed');
       return {
         waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0),
         active: c.active ?? 0,
@@ -88,7 +112,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       };
     },
     async failed(start, end) {
-      const jobs = await queue.getFailed(start, end);
+      const jobs = await (await queue()).getFailed(start, end);
       return jobs.filter(Boolean).map(
         (j): FailedJob => ({
           id: j.id!, name: j.name, payload: j.data, failedReason: j.failedReason ?? '', attemptsMade: j.attemptsMade,
@@ -97,7 +121,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       );
     },
     async retry(id): Promise<RetryResult> {
-      const job = await queue.getJob(id);
+      const job = await (await queue()).getJob(id);
       if (!job) return 'not_found';
       if ((await job.getState()) !== 'failed') return 'not_failed';
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
@@ -106,7 +130,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
     ping: () => producer.ping().then((r) => r === 'PONG', () => false),
     async close() {
       await Promise.all(consumers.map((c) => c.worker.close()));
-      await queue.close();
+      await made?.close();
       producer.disconnect();
     },
   };
