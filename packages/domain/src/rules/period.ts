@@ -12,7 +12,8 @@ export function today(timezone: string, now: number): string {
  * with only `from`, today or the last day of the year that starts at `from`, whichever is earlier.
  */
 export function reportPeriod(from: string | undefined, to: string | undefined, timezone: string, now: number): { from: string; to: string } {
-  const lastAllowed = (start: string) => DateTime.fromISO(start).plus({ years: 1 }).minus({ days: 1 }).toISODate()!;
+  // The day before `start`, a year on: 2026-01-15 -> 2027-01-14, and 2024-02-29 -> 2025-02-28.
+  const lastAllowed = (start: string) => DateTime.fromISO(start).minus({ days: 1 }).plus({ years: 1 }).toISODate()!;
   let end = to ?? today(timezone, now);
   const start = from ?? DateTime.fromISO(end).startOf('month').toISODate()!;
   if (to === undefined && end > lastAllowed(start)) end = lastAllowed(start);
@@ -36,6 +37,9 @@ export function dayOf(ms: number, timezone: string): string {
   return DateTime.fromMillis(ms, { zone: timezone }).toISODate()!;
 }
 
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+
+/** The English short name of a day's weekday (a report can hold tens of thousands of days: no date library here). */
 export function weekday(day: string): string {
-  return DateTime.fromISO(day, { zone: 'UTC' }).setLocale('en').toFormat('ccc');
+  return WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay()]!;
 }
