@@ -138,3 +138,25 @@ export function printTable(title, rows) {
 }
 
 export { openDatabase };
+
+/** Measures each scenario `[name, request, opts?]` in turn, prints the table, and fails the run when requests failed. */
+export async function runScenarios(title, base, token, scenarios) {
+  const rows = [];
+  for (const [name, request, opts] of scenarios) {
+    rows.push(await measure(name, base, token, request, opts));
+    console.log(`  ${name}: ${rows.at(-1)['req/s']} req/s, p99 ${rows.at(-1)['p99 ms']} ms`);
+  }
+  printTable(title, rows);
+  if (rows.some((r) => r.failed > 0)) {
+    process.exitCode = 1;
+    console.error('some requests failed; see the failed column');
+  }
+}
+
+/** Stops the api and closes the database; drops it unless BENCH_KEEP is set. */
+export async function finish(api, db, name, drop) {
+  await api?.stop();
+  await db.destroy();
+  if (process.env.BENCH_KEEP) console.log(`kept the database ${name}`);
+  else await drop();
+}

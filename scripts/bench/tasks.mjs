@@ -4,7 +4,7 @@
 // Env: BENCH_DATABASE_URL (server to create tt_bench on; default the local PostgreSQL), BENCH_TASKS (100000),
 // BENCH_DURATION (seconds per scenario, 10), BENCH_CONNECTIONS (10), BENCH_REDIS_URL (share the limiter via Redis),
 // BENCH_KEEP=1 (keep tt_bench afterwards to look at plans).
-import { benchWorkspace, databaseUrl, freshDatabase, measure, openDatabase, printTable, startBuiltApi } from './lib.mjs';
+import { benchWorkspace, databaseUrl, finish, freshDatabase, openDatabase, runScenarios, startBuiltApi } from './lib.mjs';
 import { PROJECTS, seedLayout, seedTasks, USERS } from './seed.mjs';
 
 const DB = 'tt_bench';
@@ -47,21 +47,9 @@ async function main() {
         },
       ],
     ];
-    const rows = [];
-    for (const [name, request] of scenarios) {
-      rows.push(await measure(name, api.base, token, request));
-      console.log(`  ${name}: ${rows.at(-1)['req/s']} req/s, p99 ${rows.at(-1)['p99 ms']} ms`);
-    }
-    printTable(`${TASKS} tasks, built API on PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}`, rows);
-    if (rows.some((r) => r.failed > 0)) {
-      process.exitCode = 1;
-      console.error('some requests failed; see the failed column');
-    }
+    await runScenarios(`${TASKS} tasks, built API on PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}`, api.base, token, scenarios);
   } finally {
-    await api?.stop();
-    await db.destroy();
-    if (process.env.BENCH_KEEP) console.log(`kept the database ${DB}`);
-    else await drop();
+    await finish(api, db, DB, drop);
   }
 }
 

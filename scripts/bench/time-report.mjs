@@ -2,7 +2,7 @@
 // GET /time/report (three groupings) and GET /time/entries against 200 000 time logs on PostgreSQL.
 //   pnpm run build && pnpm run bench:time
 // Env: as for tasks.mjs, plus BENCH_TIME_LOGS (200000) and BENCH_TASKS (20000 tasks to log time on).
-import { benchWorkspace, databaseUrl, freshDatabase, measure, openDatabase, printTable, startBuiltApi } from './lib.mjs';
+import { benchWorkspace, databaseUrl, finish, freshDatabase, openDatabase, runScenarios, startBuiltApi } from './lib.mjs';
 import { seedLayout, seedTasks, USERS } from './seed.mjs';
 
 const DB = 'tt_bench_time';
@@ -60,21 +60,9 @@ async function main() {
       ['report: default (this month, by user)', get('/time/report')],
       ['entries: year, first page of 100', get(`/time/entries?from=${yearAgo}&to=${day(today)}`)],
     ];
-    const rows = [];
-    for (const [name, request, opts] of scenarios) {
-      rows.push(await measure(name, api.base, token, request, opts));
-      console.log(`  ${name}: ${rows.at(-1)['req/s']} req/s, p99 ${rows.at(-1)['p99 ms']} ms`);
-    }
-    printTable(`${LOGS} time logs on ${TASKS} tasks, built API on PostgreSQL`, rows);
-    if (rows.some((r) => r.failed > 0)) {
-      process.exitCode = 1;
-      console.error('some requests failed; see the failed column');
-    }
+    await runScenarios(`${LOGS} time logs on ${TASKS} tasks, built API on PostgreSQL`, api.base, token, scenarios);
   } finally {
-    await api?.stop();
-    await db.destroy();
-    if (process.env.BENCH_KEEP) console.log(`kept the database ${DB}`);
-    else await drop();
+    await finish(api, db, DB, drop);
   }
 }
 
