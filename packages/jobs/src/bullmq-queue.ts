@@ -47,7 +47,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
     made.on('error', (err) => o.log.debug({ err: err.message }, 'queue error'));
     return made;
   };
-  const consumers: Array<{ worker: Worker; connection: Redis }> = [];
+  const consumers: Array<{ close(): Promise<void> }> = [];
 
   return {
     kind: 'bullmq',
@@ -75,31 +75,42 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
     },
     held: () => [],
     consume(processor, opts) {
-      // A worker blocks on Redis, so it needs its own connection that retries forever.
+      // A worker blocks on Redis, so it needs its own connection that retries forever. The BullMQ Worker is made
+      // once that connection is up, for the same reason as the Queue above: one made on a connection that never
+      // comes up rejects its init after close() and would take the process down.
       const connection = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
       connection.on('error', (err) => o.log.debug({ err: err.message }, 'worker redis error'));
       const lockDuration = opts.lockDurationMs ?? 30_000;
-      const worker = new Worker(
-        QUEUE_NAME,
-        (job: Job) => processor({ id: job.id!, name: job.name, payload: job.data, timestamp: job.timestamp, attempt: job.attemptsMade + 1 }),
-        { connection, prefix, concurrency: opts.concurrency, lockDuration, stalledInterval: lockDuration, maxStalledCount: 3 },
-      );
-      worker.on('error', (err) => o.log.warn({ err: err.message }, 'worker error'));
-      worker.on('failed', (job, err) => {
-        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-          o.log.error({ jobId: job.id, job: job.name, attempts: job.attemptsMade, err: err.message }, 'job moved to the failed set');
-        }
-      });
-      worker.on('stalled', (jobId) => o.log.warn({ jobId }, 'job stalled (its worker stopped); it will run again'));
-      const entry = { worker, connection };
-      consumers.push(entry);
-      return {
+      let worker: Worker | undefined;
+      let closed = false;
+      const start = () => {
+        if (closed || worker) return;
+        worker = new Worker(
+          QUEUE_NAME,
+          (job: Job) => processor({ id: job.id!, name: job.name, payload: job.data, timestamp: job.timestamp, attempt: job.attemptsMade + 1 }),
+          { connection, prefix, concurrency: opts.concurrency, lockDuration, stalledInterval: lockDuration, maxStalledCount: 3 },
+        );
+        worker.on('error', (err) => o.log.warn({ err: err.message }, 'worker error'));
+        worker.on('failed', (job, err) => {
+          if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+            o.log.error({ jobId: job.id, job: job.name, attempts: job.attemptsMade, err: err.message }, 'job moved to the failed set');
+          }
+        });
+        worker.on('stalled', (jobId) => o.log.warn({ jobId }, 'job stalled (its worker stopped); it will run again'));
+      };
+      if (connection.status === 'ready') start();
+      else connection.once('ready', start);
+      const entry = {
         async close() {
-          await worker.close();
+          closed = true;
+          connection.off('ready', start);
+          await worker?.close();
           connection.disconnect();
           consumers.splice(consumers.indexOf(entry), 1);
         },
       };
+      consumers.push(entry);
+      return entry;
     },
     async counts(): Promise<QueueCounts> {
       const c = await (await queue()).getJobCounts('waiting', 'prioritized', 'paused', 'active', 'delayed', 'failed', 'completed');
@@ -129,7 +140,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
     },
     ping: () => producer.ping().then((r) => r === 'PONG', () => false),
     async close() {
-      await Promise.all(consumers.map((c) => c.worker.close()));
+      await Promise.all([...consumers].map((c) => c.close()));
       await made?.close();
       producer.disconnect();
     },
