@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import type { Knex } from 'knex';
-import type { PageRequest, PageResult } from '@tt/domain';
+import { invalid, type PageRequest, type PageResult } from '@tt/domain';
 
 /** Time-ordered opaque id with a type prefix: creation order is id order. */
 export const newId = (prefix: string): string => `${prefix}_${ulid().toLowerCase()}`;
@@ -38,6 +38,41 @@ export async function pageById<R, T>(
   const last = kept[kept.length - 1] as Record<string, unknown> | undefined;
   const idKey = idColumn.split('.').pop()!;
   return { rows: kept.map(map), next: more && last ? String(last[idKey]) : null, total: num(countRow?.n) };
+}
+
+/**
+ * Keyset page newest first over (`column`, `id`), both descending. The position is "<value>|<id>", the value an
+ * epoch-ms number or a YYYY-MM-DD day; the count uses `base`, the rows `select(base)`.
+ */
+export async function pageNewestFirst<R extends Record<string, unknown>, T>(
+  base: Knex.QueryBuilder,
+  key: { column: string; id: string; value: 'epoch' | 'day' },
+  page: PageRequest,
+  map: (row: R) => T,
+  select: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+): Promise<PageResult<T>> {
+  const rowsQ = select(base.clone());
+  if (page.after !== undefined) {
+    const cut = page.after.lastIndexOf('|');
+    const value = page.after.slice(0, cut);
+    const id = page.after.slice(cut + 1);
+    const ok = key.value === 'day' ? /^\d{4}-\d{2}-\d{2}$/.test(value) : /^\d{1,16}$/.test(value);
+    if (cut < 1 || !id || !ok) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
+    const cast = key.value === 'day' ? '?::date' : '?::bigint';
+    rowsQ.whereRaw(`(??, ??) < (${cast}, ?)`, [key.column, key.id, key.value === 'day' ? value : Number(value), id]);
+  }
+  const [rows, countRow] = await concurrently<[R[], { n: unknown } | undefined]>(base, [
+    () => rowsQ.orderBy([{ column: key.column, order: 'desc' }, { column: key.id, order: 'desc' }]).limit(page.limit + 1) as PromiseLike<R[]>,
+    () => base.clone().count({ n: '*' }).first() as PromiseLike<{ n: unknown } | undefined>,
+  ]);
+  const more = rows.length > page.limit;
+  const kept = more ? rows.slice(0, page.limit) : rows;
+  const last = kept[kept.length - 1];
+  const valueOf = (r: R) => {
+    const v = r[key.column.split('.').pop()!];
+    return key.value === 'day' ? dayOrNull(v) : Number(v);
+  };
+  return { rows: kept.map(map), next: more && last ? `${valueOf(last)}|${String(last[key.id.split('.').pop()!])}` : null, total: num(countRow?.n) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { invalid, type MeetingFilter, type MeetingFolderRecord, type MeetingRecord, type Repos } from '@tt/domain';
-import { concurrently, dayOrNull, newId, num, numOrNull } from '../util.js';
+import { type MeetingFilter, type MeetingFolderRecord, type MeetingRecord, type Repos } from '@tt/domain';
+import { dayOrNull, newId, numOrNull, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
 
@@ -95,20 +95,9 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
           [f.q, f.q, f.q],
         );
       }
-      const rowsQ = base.clone().select([...LIST_COLUMNS, db.raw('meetings.summary is not null as has_summary')]);
-      if (page.after !== undefined) {
-        const [started, id] = page.after.split('|');
-        if (!id || !/^\d+$/.test(started ?? '')) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
-        rowsQ.whereRaw('(meetings.started_at, meetings.id) < (?, ?)', [Number(started), id]);
-      }
-      const [rows, countRow] = await concurrently<[Row[], Row | undefined]>(db, [
-        () => rowsQ.orderBy([{ column: 'meetings.started_at', order: 'desc' }, { column: 'meetings.id', order: 'desc' }]).limit(page.limit + 1),
-        () => base.clone().count({ n: '*' }).first(),
-      ]);
-      const more = rows.length > page.limit;
-      const kept = (more ? rows.slice(0, page.limit) : rows).map(meeting);
-      const last = kept[kept.length - 1];
-      return { rows: kept, next: more && last ? `${last.startedAt}|${last.id}` : null, total: num(countRow?.n) };
+      return pageNewestFirst<Row, MeetingRecord>(base, { column: 'meetings.started_at', id: 'meetings.id', value: 'epoch' }, page, meeting, (q) =>
+        q.select([...LIST_COLUMNS, db.raw('meetings.summary is not null as has_summary')]),
+      );
     },
     async transcript(id) {
       const row = await db('meeting_transcripts').where({ meeting_id: id }).first();

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { invalid, type NotificationFilter, type NotificationRecord, type Repos } from '@tt/domain';
-import { concurrently, newId, num, numOrNull } from '../util.js';
+import { type NotificationFilter, type NotificationRecord, type Repos } from '@tt/domain';
+import { newId, numOrNull, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
 
@@ -29,15 +29,6 @@ function inbox(db: Knex, f: NotificationFilter): Knex.QueryBuilder {
   return q;
 }
 
-/** Position of a row in newest-first order: "createdAt|id". */
-function parseAfter(after: string): [number, string] {
-  const cut = after.indexOf('|');
-  const at = Number(after.slice(0, cut));
-  const id = after.slice(cut + 1);
-  if (cut < 1 || !Number.isSafeInteger(at) || !id) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
-  return [at, id];
-}
-
 export function notificationRepo(db: Knex): Repos['notifications'] {
   return {
     async insertMany(rows) {
@@ -54,20 +45,10 @@ export function notificationRepo(db: Knex): Repos['notifications'] {
         .returning('id');
       return inserted.length;
     },
-    async list(f, page) {
-      const rowsQ = inbox(db, f).select('notifications.*');
-      if (page.after !== undefined) {
-        const [at, id] = parseAfter(page.after);
-        rowsQ.whereRaw('(notifications.created_at, notifications.id) < (?, ?)', [at, id]);
-      }
-      const [rows, count] = await concurrently<[Row[], Row | undefined]>(db, [
-        () => rowsQ.orderBy([{ column: 'notifications.created_at', order: 'desc' }, { column: 'notifications.id', order: 'desc' }]).limit(page.limit + 1),
-        () => inbox(db, f).count({ n: '*' }).first(),
-      ]);
-      const more = rows.length > page.limit;
-      const kept = more ? rows.slice(0, page.limit) : rows;
-      const last = kept[kept.length - 1];
-      return { rows: kept.map(notification), next: more && last ? `${Number(last.created_at)}|${last.id}` : null, total: num(count?.n) };
+    list(f, page) {
+      return pageNewestFirst<Row, NotificationRecord>(
+        inbox(db, f), { column: 'notifications.created_at', id: 'notifications.id', value: 'epoch' }, page, notification, (q) => q.select('notifications.*'),
+      );
     },
     async markRead(f, ids, at) {
       if (ids !== 'all' && !ids.length) return 0;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { invalid, type Repos, type TimeFilter, type TimeLogRecord } from '@tt/domain';
-import { concurrently, dayOrNull, newId, num } from '../util.js';
+import { type Repos, type TimeFilter, type TimeLogRecord } from '@tt/domain';
+import { dayOrNull, newId, num, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
 
@@ -47,22 +47,10 @@ export function timeLogRepo(db: Knex): Repos['timeLogs'] {
       const row = await db('time_logs').join('tasks', 'tasks.id', 'time_logs.task_id').where('time_logs.id', id).first('time_logs.*', 'tasks.key as task_key');
       return timeLog(row);
     },
-    async list(f, page) {
-      const base = visible(db, f);
-      const rowsQ = base.clone().join('tasks', 'tasks.id', 'time_logs.task_id').select('time_logs.*', 'tasks.key as task_key');
-      if (page.after !== undefined) {
-        const [date, id] = page.after.split('|');
-        if (!date || !id || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
-        rowsQ.whereRaw('(time_logs.date, time_logs.id) < (?::date, ?)', [date, id]);
-      }
-      const [rows, countRow] = await concurrently<[Row[], Row | undefined]>(db, [
-        () => rowsQ.orderBy([{ column: 'time_logs.date', order: 'desc' }, { column: 'time_logs.id', order: 'desc' }]).limit(page.limit + 1),
-        () => base.clone().count({ n: '*' }).first(),
-      ]);
-      const more = rows.length > page.limit;
-      const kept = (more ? rows.slice(0, page.limit) : rows).map(timeLog);
-      const last = kept[kept.length - 1];
-      return { rows: kept, next: more && last ? `${last.date}|${last.id}` : null, total: num(countRow?.n) };
+    list(f, page) {
+      return pageNewestFirst<Row, TimeLogRecord>(visible(db, f), { column: 'time_logs.date', id: 'time_logs.id', value: 'day' }, page, timeLog, (q) =>
+        q.join('tasks', 'tasks.id', 'time_logs.task_id').select('time_logs.*', 'tasks.key as task_key'),
+      );
     },
     async report(f, groupBy) {
       // Sum per group over the index, then name each group once: users, projects and tasks joined to the sums.
