@@ -1,15 +1,3 @@
-import { defineConfig } from 'tsup';
+import { nodeApp } from '../../tsup.app.js';
 
-export default defineConfig({
-  entry: { main: "src/main.ts" },
-  format: ['esm'],
-  platform: 'node',
-  target: 'node20',
-  bundle: true,
-  noExternal: [/^@tt\//],
-  // Third-party packages stay external and load from node_modules at run time.
-  external: [/^(?!@tt\/)[@a-z]/],
-  outDir: 'dist',
-  clean: true,
-  sourcemap: true,
-});
+export default nodeApp({ main: 'src/main.ts' });
