@@ -160,3 +160,6 @@ export async function finish(api, db, name, drop) {
   if (process.env.BENCH_KEEP) console.log(`kept the database ${name}`);
   else await drop();
 }
+
+/** An autocannon request for GET /v1<path>. */
+export const get = (path) => ({ method: 'GET', path: `/v1${path}` });

@@ -1,5 +1,5 @@
 // Bulk seeding for the benchmarks: the layout through the API, the rows through one INSERT ... SELECT each.
-import { call } from './lib.mjs';
+import { benchWorkspace, call, databaseUrl, finish, freshDatabase, openDatabase, startBuiltApi } from './lib.mjs';
 
 export const PROJECTS = 10;
 export const USERS = 50;
@@ -64,3 +64,22 @@ export async function seedTasks(db, workspaceId, userIds, columns, count) {
   console.log(`seeded ${count} tasks in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+
+/**
+ * A fresh database `name` with the built API on it, a bench workspace, the layout and `tasks` tasks; runs
+ * `run({api, db, workspaceId, userIds, token, columns})`, then stops the API and drops the database.
+ */
+export async function withSeededApi(name, tasks, run) {
+  const drop = await freshDatabase(name);
+  let api;
+  const db = openDatabase({ databaseUrl: databaseUrl(name), poolMax: 2 });
+  try {
+    api = await startBuiltApi(name);
+    const { workspaceId, userIds, token } = await benchWorkspace(api.base, USERS);
+    const columns = await seedLayout(api.base, token, userIds);
+    await seedTasks(db, workspaceId, userIds, columns, tasks);
+    await run({ api, db, workspaceId, userIds, token, columns });
+  } finally {
+    await finish(api, db, name, drop);
+  }
+}

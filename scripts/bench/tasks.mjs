@@ -4,28 +4,20 @@
 // Env: BENCH_DATABASE_URL (server to create tt_bench on; default the local PostgreSQL), BENCH_TASKS (100000),
 // BENCH_DURATION (seconds per scenario, 10), BENCH_CONNECTIONS (10), BENCH_REDIS_URL (share the limiter via Redis),
 // BENCH_KEEP=1 (keep tt_bench afterwards to look at plans).
-import { benchWorkspace, databaseUrl, finish, freshDatabase, openDatabase, runScenarios, startBuiltApi } from './lib.mjs';
-import { PROJECTS, seedLayout, seedTasks, USERS } from './seed.mjs';
+import { get, runScenarios } from './lib.mjs';
+import { PROJECTS, USERS, withSeededApi } from './seed.mjs';
 
 const DB = 'tt_bench';
 const TASKS = Number(process.env.BENCH_TASKS ?? 100_000);
 
 async function main() {
-  const drop = await freshDatabase(DB);
-  let api;
-  const db = openDatabase({ databaseUrl: databaseUrl(DB), poolMax: 2 });
-  try {
-    api = await startBuiltApi(DB);
-    const { workspaceId, userIds, token } = await benchWorkspace(api.base, USERS);
-    const columns = await seedLayout(api.base, token, userIds);
-    await seedTasks(db, workspaceId, userIds, columns, TASKS);
+  await withSeededApi(DB, TASKS, async ({ api, db, workspaceId, userIds, token, columns }) => {
 
     const project = columns[20].project_id;
     const column = columns[3].status_id;
     const since = Date.now() - 86400000;
     const keys = (await db('tasks').where({ workspace_id: workspaceId }).orderByRaw('random()').limit(1000).pluck('key'));
     let k = 0;
-    const get = (path) => ({ method: 'GET', path: `/v1${path}` });
     const scenarios = [
       ['GET /tasks (first page of 100, no filter)', get('/tasks')],
       ['GET /tasks?projectId', get(`/tasks?projectId=${project}`)],
@@ -48,9 +40,7 @@ async function main() {
       ],
     ];
     await runScenarios(`${TASKS} tasks, built API on PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}`, api.base, token, scenarios);
-  } finally {
-    await finish(api, db, DB, drop);
-  }
+  });
 }
 
 await main();

@@ -2,8 +2,8 @@
 // GET /time/report (three groupings) and GET /time/entries against 200 000 time logs on PostgreSQL.
 //   pnpm run build && pnpm run bench:time
 // Env: as for tasks.mjs, plus BENCH_TIME_LOGS (200000) and BENCH_TASKS (20000 tasks to log time on).
-import { benchWorkspace, databaseUrl, finish, freshDatabase, openDatabase, runScenarios, startBuiltApi } from './lib.mjs';
-import { seedLayout, seedTasks, USERS } from './seed.mjs';
+import { get, runScenarios } from './lib.mjs';
+import { withSeededApi } from './seed.mjs';
 
 const DB = 'tt_bench_time';
 const LOGS = Number(process.env.BENCH_TIME_LOGS ?? 200_000);
@@ -33,21 +33,13 @@ async function seedTimeLogs(db, workspaceId, userIds) {
 }
 
 async function main() {
-  const drop = await freshDatabase(DB);
-  let api;
-  const db = openDatabase({ databaseUrl: databaseUrl(DB), poolMax: 2 });
-  try {
-    api = await startBuiltApi(DB);
-    const { workspaceId, userIds, token } = await benchWorkspace(api.base, USERS);
-    const columns = await seedLayout(api.base, token, userIds);
-    await seedTasks(db, workspaceId, userIds, columns, TASKS);
+  await withSeededApi(DB, TASKS, async ({ api, db, workspaceId, userIds, token, columns }) => {
     await seedTimeLogs(db, workspaceId, userIds);
 
     const today = new Date();
     const yearAgo = day(new Date(today.getTime() - 364 * 86400000));
     const monthAgo = day(new Date(today.getTime() - 30 * 86400000));
     const project = columns[0].project_id;
-    const get = (path) => ({ method: 'GET', path: `/v1${path}` });
     // Reports with tens of thousands of groups take about a second each: they run on two connections with a long
     // timeout, so the figures show their latency instead of a queue of timeouts.
     const heavy = { connections: 2, timeout: 120 };
@@ -61,9 +53,7 @@ async function main() {
       ['entries: year, first page of 100', get(`/time/entries?from=${yearAgo}&to=${day(today)}`)],
     ];
     await runScenarios(`${LOGS} time logs on ${TASKS} tasks, built API on PostgreSQL`, api.base, token, scenarios);
-  } finally {
-    await finish(api, db, DB, drop);
-  }
+  });
 }
 
 await main();
