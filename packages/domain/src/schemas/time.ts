@@ -1,5 +1,5 @@
 import { z } from '../zod.js';
-import { commaList, Cursor, Day, Id, Limit } from './common.js';
+import { commaEnum, commaList, Cursor, Day, Id, Limit } from './common.js';
 
 export const GROUP_BY = ['user', 'task', 'project', 'day'] as const;
 export const GroupBy = z.enum(GROUP_BY);
@@ -51,24 +51,10 @@ export const TimeReportQuery = z
     groupBy: z
       .string()
       .default('user')
-      .transform((s, ctx) => {
-        const parts = s.split(',').map((p) => p.trim()).filter(Boolean);
-        const bad = parts.filter((p) => !(GROUP_BY as readonly string[]).includes(p));
-        if (bad.length) {
-          ctx.addIssue({ code: 'custom', message: `unknown grouping ${bad.join(', ')}; allowed: ${GROUP_BY.join(', ')}` });
-          return z.NEVER;
-        }
-        const unique = [...new Set(parts)] as GroupBy[];
-        if (unique.length === 0) {
-          ctx.addIssue({ code: 'custom', message: 'name at least one grouping' });
-          return z.NEVER;
-        }
-        if (unique.length > 3) {
-          ctx.addIssue({ code: 'custom', message: 'at most three groupings' });
-          return z.NEVER;
-        }
-        return unique;
-      })
+      .pipe(commaEnum(GROUP_BY))
+      .transform((groups) => [...new Set(groups)])
+      .refine((groups) => groups.length > 0, 'name at least one grouping')
+      .refine((groups) => groups.length <= 3, 'at most three groupings')
       .openapi({ type: 'string', description: 'Comma list of up to three of user, task, project, day; default user' }),
   })
   .openapi('TimeReportQuery');
