@@ -369,6 +369,8 @@ export interface Repos {
   teams: {
     create(input: Omit<TeamRecord, 'id'>): Promise<TeamRecord>;
     list(workspaceId: string, page: PageRequest): Promise<PageResult<TeamRecord>>;
+    /** Ids of those teams that exist in the workspace. */
+    existing(workspaceId: string, ids: string[]): Promise<string[]>;
   };
   keys: {
     create(input: Omit<KeyRecord, 'id' | 'revokedAt' | 'createdAt'> & { tokenHash: string }): Promise<KeyRecord>;

@@ -66,7 +66,8 @@ export const getDoc = defineTool({
   input: z.strictObject({ doc: z.string().min(1).max(100).describe('Page id (from list_docs)') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, { actor, deps }) {
-    const [page, markdown] = await Promise.all([docs.getDoc(actor, args.doc, deps), docs.getDocMarkdown(actor, args.doc, deps)]);
+    const page = await docs.getDoc(actor, args.doc, deps);
+    const markdown = docs.pageMarkdown(page);
     const linked = page.taskIds.length ? `\nLinked tasks: ${(await deps.store.tasks.byIds(actor.workspace.id, page.taskIds)).map((t) => t.key).join(', ')}` : '';
     const meta = `Page ${page.id} in space ${page.spaceId}${page.parentId ? `, under ${page.parentId}` : ''}; updated ${new Date(page.updatedAt).toISOString()}.${linked}`;
     return ok(`${markdown}\n---\n${meta}`);

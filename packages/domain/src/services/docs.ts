@@ -74,12 +74,13 @@ export async function getDoc(actor: Actor, id: string, deps: Deps): Promise<Doc>
   return presentDoc(await visibleDoc(actor, id, deps.store));
 }
 
-/** The page as Markdown: its title as a heading, then the content. */
+/** A page as Markdown: its title as a heading, then the content. */
+export function pageMarkdown(page: Pick<Doc, 'title' | 'content'>): string {
+  return `# ${page.title}\n\n${htmlToMarkdown(page.content)}`.trimEnd() + '\n';
+}
+
 export async function getDocMarkdown(actor: Actor, id: string, deps: Deps): Promise<string> {
-  requireScope(actor, 'docs:read');
-  const doc = await visibleDoc(actor, id, deps.store);
-  const body = htmlToMarkdown(doc.contentHtml);
-  return `# ${doc.title}\n\n${body}`.trimEnd() + '\n';
+  return pageMarkdown(await getDoc(actor, id, deps));
 }
 
 export async function createDoc(actor: Actor, input: CreateDocInput, deps: Deps): Promise<Doc> {

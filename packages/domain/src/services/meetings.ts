@@ -93,8 +93,7 @@ export async function createFolder(workspaceId: string, input: CreateMeetingFold
     if (input.parentId && !(await repos.meetingFolders.get(workspaceId, input.parentId))) {
       throw invalid('body.parentId', `folder ${input.parentId} not found`);
     }
-    const teams = await repos.teams.list(workspaceId, { limit: 10_000 });
-    const known = new Set(teams.rows.map((t) => t.id));
+    const known = new Set(await repos.teams.existing(workspaceId, input.teamIds));
     const missing = input.teamIds.filter((t) => !known.has(t));
     if (missing.length) throw invalid('body.teamIds', `unknown team ${missing.join(', ')}`);
     return presentFolder(await repos.meetingFolders.create({ workspaceId, name: input.name, parentId: input.parentId, teamIds: [...new Set(input.teamIds)] }));

@@ -102,6 +102,10 @@ export function teamRepo(db: Knex): Repos['teams'] {
         qb.select('teams.*', db.raw(MEMBER_IDS)),
       );
     },
+    async existing(workspaceId, ids) {
+      if (!ids.length) return [];
+      return db('teams').where({ workspace_id: workspaceId }).whereIn('id', ids).pluck('id');
+    },
   };
 }
 
