@@ -7,7 +7,7 @@ import { htmlToMarkdown, richText } from '../rules/text.js';
 import type { Page } from '../schemas/common.js';
 import type { CreateDocSpaceInput } from '../schemas/meeting.js';
 import type { CreateDocInput, Doc, DocSpace, DocSummary, ListDocsQuery, UpdateDocInput } from '../schemas/doc.js';
-import { visibleTask } from './tasks.js';
+import { filterTaskId, findVisibleTask } from './tasks.js';
 
 /** The previous text of a page is kept at most once per this period. */
 export const VERSION_INTERVAL_MS = 3_600_000;
@@ -37,7 +37,7 @@ async function visibleDoc(actor: Actor, id: string, repos: Repos): Promise<DocRe
 async function linkedTasks(actor: Actor, refs: string[], repos: Repos): Promise<string[]> {
   const ids: string[] = [];
   for (const ref of new Set(refs)) {
-    const task = await visibleTask(actor, ref, repos).catch(() => undefined);
+    const task = await findVisibleTask(actor, ref, repos);
     if (!task) throw invalid('body.taskIds', `task ${ref} not found`);
     ids.push(task.id);
   }
@@ -53,12 +53,8 @@ export async function listSpaces(actor: Actor, deps: Deps): Promise<Page<DocSpac
 /** Page summaries in tree order: depth first, siblings in creation order. */
 export async function listDocs(actor: Actor, query: ListDocsQuery, deps: Deps): Promise<Page<DocSummary>> {
   requireScope(actor, 'docs:read');
-  let taskId: string | undefined;
-  if (query.taskId !== undefined) {
-    const task = await visibleTask(actor, query.taskId, deps.store).catch(() => undefined);
-    // An unknown or invisible task has no visible pages.
-    taskId = task?.id ?? `missing:${query.taskId}`;
-  }
+  // An unknown or invisible task has no visible pages.
+  const taskId = query.taskId === undefined ? undefined : await filterTaskId(actor, query.taskId, deps.store);
   const page = await deps.store.docs.list(
     {
       workspaceId: actor.workspace.id, userId: actor.user.id, spaceId: query.spaceId, parentId: query.parentId, taskId,

@@ -21,6 +21,21 @@ export async function visibleTask(actor: Actor, ref: string, repos: Repos): Prom
   return task;
 }
 
+/** A task by id or key that the actor may see, or undefined. */
+export async function findVisibleTask(actor: Actor, ref: string, repos: Repos): Promise<TaskRecord | undefined> {
+  try {
+    return await visibleTask(actor, ref, repos);
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'not_found') return undefined;
+    throw e;
+  }
+}
+
+/** A task named in a list filter (id or key): its id when the actor may see it, else an id that matches nothing. */
+export async function filterTaskId(actor: Actor, ref: string, repos: Repos): Promise<string> {
+  return (await findVisibleTask(actor, ref, repos))?.id ?? `missing:${ref}`;
+}
+
 function assertActive(task: TaskRecord): void {
   if (task.archivedAt !== null) throw new DomainError('archived', `Task ${task.key} is archived; restore it before changing it`);
 }
@@ -51,12 +66,8 @@ async function checkUsers(actor: Actor, ids: string[], field: string, repos: Rep
 }
 
 async function checkParent(actor: Actor, parentId: string, projectId: string, selfId: string | null, repos: Repos): Promise<string> {
-  let parent: TaskRecord;
-  try {
-    parent = await visibleTask(actor, parentId, repos);
-  } catch {
-    throw invalid('parentId', `task ${parentId} not found`);
-  }
+  const parent = await findVisibleTask(actor, parentId, repos);
+  if (!parent) throw invalid('parentId', `task ${parentId} not found`);
   if (parent.projectId !== projectId) throw rejected('A subtask must be in the same project as its parent');
   if (selfId !== null) {
     const chain = await repos.tasks.ancestors(parent.id);

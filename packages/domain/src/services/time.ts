@@ -1,13 +1,13 @@
 import { requireScope, type Actor } from '../access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Deps } from '../deps.js';
-import type { Repos, TimeFilter } from '../ports.js';
+import type { TimeFilter } from '../ports.js';
 import { presentTimeLog } from '../presenters.js';
 import { reportPeriod, today, weekday } from '../rules/period.js';
 import type { Page } from '../schemas/common.js';
 import type { TimeLog } from '../schemas/task.js';
 import type { LogTimeInput, TimeEntriesQuery, TimeReport, TimeReportQuery, TimeReportRow } from '../schemas/time.js';
-import { assertActive, TASK_KEY, visibleTask } from './tasks.js';
+import { assertActive, filterTaskId, visibleTask } from './tasks.js';
 
 /** Records time on a task for the key's user; the task's timeSpentSeconds grows with it. */
 export async function logTime(actor: Actor, ref: string, input: LogTimeInput, deps: Deps): Promise<TimeLog> {
@@ -26,15 +26,6 @@ export async function logTime(actor: Actor, ref: string, input: LogTimeInput, de
   });
 }
 
-/** Task filters accept keys as well as ids; an unknown or invisible task matches nothing. */
-async function taskIdsOf(actor: Actor, refs: string[] | undefined, repos: Repos): Promise<string[] | undefined> {
-  if (!refs?.length) return undefined;
-  const ids = await Promise.all(
-    refs.map((ref) => (TASK_KEY.test(ref) ? visibleTask(actor, ref, repos).then((t) => t.id, () => `missing:${ref}`) : ref)),
-  );
-  return ids;
-}
-
 async function filterFor(actor: Actor, q: TimeEntriesQuery | TimeReportQuery, deps: Deps): Promise<TimeFilter> {
   const period = reportPeriod(q.from, q.to, actor.workspace.timezone, deps.now());
   return {
@@ -44,7 +35,7 @@ async function filterFor(actor: Actor, q: TimeEntriesQuery | TimeReportQuery, de
     ...period,
     userIds: q.userId?.map((u) => (u === 'me' ? actor.user.id : u)),
     projectIds: q.projectId,
-    taskIds: await taskIdsOf(actor, q.taskId, deps.store),
+    taskIds: q.taskId && (await Promise.all(q.taskId.map((ref) => filterTaskId(actor, ref, deps.store)))),
   };
 }
 
