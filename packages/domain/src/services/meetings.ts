@@ -8,7 +8,7 @@ import type { Page } from '../schemas/common.js';
 import type {
   CreateMeetingFolderInput, CreateMeetingInput, ListMeetingsQuery, Meeting, MeetingFolder, MeetingWithSummary, Transcript,
 } from '../schemas/meeting.js';
-import { TASK_KEY } from './tasks.js';
+import { taskRef } from './tasks.js';
 
 const presentFolder = (f: MeetingFolderRecord): MeetingFolder => ({ id: f.id, name: f.name, parentId: f.parentId, teamIds: f.teamIds });
 const presentMeeting = (m: MeetingRecord): Meeting => ({
@@ -128,7 +128,7 @@ export async function createMeeting(workspaceId: string, input: CreateMeetingInp
       for (const [i, a] of input.summary.actionItems.entries()) {
         let taskId: string | null = null;
         if (a.taskId) {
-          const task = await repos.tasks.get(workspaceId, TASK_KEY.test(a.taskId) ? { key: a.taskId.toUpperCase() } : { id: a.taskId });
+          const task = await repos.tasks.get(workspaceId, taskRef(a.taskId));
           if (!task) throw invalid(`body.summary.actionItems.${i}.taskId`, `task ${a.taskId} not found`);
           taskId = task.id;
         }

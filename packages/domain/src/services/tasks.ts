@@ -12,9 +12,12 @@ import type { CreateTaskInput, ListTasksQuery, MoveTaskInput, Task, TaskSummary,
 
 export const TASK_KEY = /^([A-Za-z][A-Za-z0-9]{0,9})-(\d{1,9})$/;
 
+/** How the store looks a task up by a reference: a key (WEB-12, any case) or an id. */
+export const taskRef = (ref: string): { id?: string; key?: string } => (TASK_KEY.test(ref) ? { key: ref.toUpperCase() } : { id: ref });
+
 /** A task by id or key that the actor may see (its project and board visible), or 404. */
 export async function visibleTask(actor: Actor, ref: string, repos: Repos): Promise<TaskRecord> {
-  const task = await repos.tasks.get(actor.workspace.id, TASK_KEY.test(ref) ? { key: ref.toUpperCase() } : { id: ref });
+  const task = await repos.tasks.get(actor.workspace.id, taskRef(ref));
   if (!task || !canSeeProject(actor, task.projectId)) throw notFound('Task');
   const board = await repos.boards.get(actor.workspace.id, task.boardId);
   if (!board || !canSeeBoard(actor, board)) throw notFound('Task');
