@@ -120,6 +120,11 @@ describe('GET /time/entries and /time/report', () => {
     const next = await h.call(w.token, 'GET', `/time/entries?from=2026-03-01&to=2026-04-30&limit=4&cursor=${all.body.nextCursor}`);
     expect(next.body.data.map((e: any) => e.date)).toEqual(['2026-03-01', '2026-03-01']);
     expect(next.body.nextCursor).toBeNull();
+    for (const forged of ['2026-02-30|time_x', '2026-03-01', 'x|y']) {
+      const bad = await h.call(w.token, 'GET', `/time/entries?from=2026-03-01&to=2026-04-30&cursor=${Buffer.from(`v1:${forged}`).toString('base64url')}`);
+      expect(bad.status, forged).toBe(400);
+      expect(bad.body.error.message).toContain('cursor');
+    }
     const byUser = await h.call(w.token, 'GET', `/time/entries?from=2026-03-01&to=2026-04-30&userId=${bob.id}`);
     expect(byUser.body.total).toBe(3);
     const byProjects = await h.call(w.token, 'GET', `/time/entries?from=2026-03-01&to=2026-04-30&projectId=${p2.id},${p1.id}`);

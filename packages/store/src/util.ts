@@ -17,6 +17,12 @@ export function dayOrNull(v: unknown): string | null {
   return String(v).slice(0, 10);
 }
 
+/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
+export function isCalendarDay(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Keyset page by id over a base query; the count uses the same filters. */
@@ -56,7 +62,8 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
     const cut = page.after.lastIndexOf('|');
     const value = page.after.slice(0, cut);
     const id = page.after.slice(cut + 1);
-    const ok = key.value === 'day' ? /^\d{4}-\d{2}-\d{2}$/.test(value) : /^\d{1,16}$/.test(value);
+    // A real calendar day (a forged 2026-02-30 would fail the ::date cast as a 500) or a whole epoch-ms number.
+    const ok = key.value === 'day' ? isCalendarDay(value) : /^\d{1,16}$/.test(value);
     if (cut < 1 || !id || !ok) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
     const cast = key.value === 'day' ? '?::date' : '?::bigint';
     rowsQ.whereRaw(`(??, ??) < (${cast}, ?)`, [key.column, key.id, key.value === 'day' ? value : Number(value), id]);
