@@ -27,6 +27,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   403: 'forbidden',
   404: 'not_found',
   409: 'archived',
+  412: 'precondition_failed',
   422: 'rejected',
   429: 'rate_limited',
 };
@@ -34,6 +35,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 const KNOWN_CODES = new Set<string>([
   'invalid_request', 'unauthorized', 'invalid_key', 'key_expired', 'insufficient_scope', 'forbidden', 'ip_not_allowed',
   'api_disabled', 'plan_required', 'not_found', 'archived', 'rejected', 'rate_limited', 'internal',
+  'idempotency_key_reused', 'idempotency_conflict', 'precondition_failed',
 ] satisfies ErrorCode[]);
 
 export interface ApiErrorInit {
