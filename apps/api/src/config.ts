@@ -7,7 +7,7 @@ export { trustProxy } from '@tt/http';
 export const ConfigSchema = z.object({
   ...ServerConfigShape,
   PORT: portVariable(3000),
-  ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
+  ADMIN_TOKEN: z.string().min(16).optional(),
   PUBLIC_URL: z.string().optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;

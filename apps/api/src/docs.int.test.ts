@@ -67,16 +67,17 @@ describe('pages', () => {
     expect(r.status).toBe(201);
     expect(r.body.data.text).toBe('line one\nline <two>');
     expect(r.body.data.content).toContain('&lt;two&gt;');
-    for (const [body, field] of [
-      [{ title: '' }, 'title'],
-      [{ title: 'x', spaceId: 'space_nope' }, 'spaceId'],
-      [{ title: 'x', spaceId: closed.id, text: 'y' }, 'spaceId'],
-      [{ title: 'x', taskIds: ['DOC-999'] }, 'taskIds'],
-      [{ title: 'x', parentId: 'doc_nope' }, 'parentId'],
-      [{ title: 'x', color: 'red' }, 'color'],
+    // Malformed bodies are 400; references to what does not exist or is closed to the key are 404, like a missing path.
+    for (const [body, field, status] of [
+      [{ title: '' }, 'title', 400],
+      [{ title: 'x', color: 'red' }, 'color', 400],
+      [{ title: 'x', spaceId: 'space_nope' }, 'spaceId', 404],
+      [{ title: 'x', spaceId: closed.id, text: 'y' }, 'spaceId', 404],
+      [{ title: 'x', taskIds: ['DOC-999'] }, 'taskIds', 404],
+      [{ title: 'x', parentId: 'doc_nope' }, 'parentId', 404],
     ] as const) {
       const bad = await create(body, body.spaceId === closed.id ? outsider.token : ws.token);
-      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.status, JSON.stringify(body)).toBe(status);
       expect(bad.body.error.message).toContain(field);
     }
   });

@@ -1,41 +1,48 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createLogger, createRuntime, onShutdown } from '@tt/http';
+import { createLogger, createRuntime, onShutdown, startOrExit } from '@tt/http';
 import { startMcp } from '@tt/mcp';
 import { loadConfig } from './config.js';
 import { seedDemo } from './seed.js';
 import { startApi } from './server.js';
 
-/** Embedded mode: api, mcp and worker in one process on PGlite and the in-process queue; demo data on first start. */
-const config = loadConfig();
-const logger = createLogger(config.LOG_LEVEL, 'embedded');
-const dataDir = resolve(config.DATA_DIR);
-mkdirSync(dataDir, { recursive: true });
-const secretsFile = join(dataDir, 'embedded.json');
-const saved = existsSync(secretsFile) ? (JSON.parse(readFileSync(secretsFile, 'utf8')) as { adminToken: string; demoKey?: string }) : undefined;
-const adminToken = config.ADMIN_TOKEN ?? saved?.adminToken ?? randomBytes(24).toString('base64url');
+/**
+ * Embedded mode: api, mcp and worker in one process on PGlite and the in-process queue; demo data on first start.
+ * It listens on 127.0.0.1 unless HOST says otherwise: it prints an operator token, which must not reach the network.
+ */
+const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = await startOrExit('task tracker', async () => {
+  const config = loadConfig({ ...process.env, HOST: process.env.HOST || '127.0.0.1' });
+  const logger = createLogger(config.LOG_LEVEL, 'embedded');
+  const dataDir = resolve(config.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const secretsFile = join(dataDir, 'embedded.json');
+  const saved = existsSync(secretsFile) ? (JSON.parse(readFileSync(secretsFile, 'utf8')) as { adminToken: string; demoKey?: string }) : undefined;
+  const adminToken = config.ADMIN_TOKEN ?? saved?.adminToken ?? randomBytes(24).toString('base64url');
 
-const runtime = await createRuntime({
-  databaseUrl: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(dataDir, 'pg'), redisUrl: config.REDIS_URL,
-  rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger,
-  // The worker's handlers run here too (in-process queue; with REDIS_URL, a BullMQ consumer in this process).
-  consumeJobs: true,
-  queuePrefix: config.QUEUE_PREFIX,
+  const runtime = await createRuntime({
+    databaseUrl: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(dataDir, 'pg'), redisUrl: config.REDIS_URL,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger,
+    // The worker's handlers run here too (in-process queue; with REDIS_URL, a BullMQ consumer in this process).
+    consumeJobs: true,
+    queuePrefix: config.QUEUE_PREFIX,
+  });
+  let demoKey = saved?.demoKey;
+  if (!demoKey) {
+    demoKey = (await seedDemo(runtime.deps)).token;
+    logger.info('seeded the demo workspace');
+  }
+  writeFileSync(secretsFile, JSON.stringify({ adminToken, demoKey }, null, 2), { mode: 0o600 });
+
+  const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY }, runtime);
+  return { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp };
 });
-let demoKey = saved?.demoKey;
-if (!demoKey) {
-  demoKey = (await seedDemo(runtime.deps)).token;
-  logger.info('seeded the demo workspace');
-}
-writeFileSync(secretsFile, JSON.stringify({ adminToken, demoKey }, null, 2), { mode: 0o600 });
-
-const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
-const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY }, runtime);
+const exposed = config.HOST === '127.0.0.1' || config.HOST === 'localhost' || config.HOST === '::1' ? '' : `  (listening on ${config.HOST}: reachable from the network)`;
 
 const lines = [
   '',
-  'Task tracker is running (embedded mode: PGlite under ' + dataDir + ', in-process queue)',
+  'Task tracker is running (embedded mode: PGlite under ' + dataDir + ', in-process queue)' + exposed,
   `  REST API:       ${api.url}/v1   (OpenAPI: ${api.url}/v1/openapi.json)`,
   `  MCP endpoint:   ${mcp.url}/mcp`,
   `  Operator API:   ${api.url}/admin/v1`,

@@ -1,10 +1,12 @@
-import { onShutdown } from '@tt/http';
+import { onShutdown, startOrExit } from '@tt/http';
 import { loadConfig } from './config.js';
 import { startApi } from './server.js';
 
 /** Production entry: the REST API as its own process. */
-const config = loadConfig();
-const api = await startApi(config);
+const { config, api } = await startOrExit('api', async () => {
+  const config = loadConfig();
+  return { config, api: await startApi(config) };
+});
 api.logger.info({ url: `${api.url}/v1` }, 'api listening');
 if (!config.ADMIN_TOKEN) api.logger.warn('ADMIN_TOKEN is not set: the operator API uses a random token for this process only');
 onShutdown(api.logger, () => api.stop());

@@ -176,7 +176,7 @@ describe('changes, moves and rules', () => {
     await h.call(ws.token, 'POST', `/tasks/${t2.id}/move`, { statusId: b.statuses[0].id, position: 0 });
     expect(await col(b.statuses[0].id)).toEqual([['m1', 0], ['m0', 1], ['m2', 2]]);
     expect((await h.call(ws.token, 'GET', `/tasks/${t1.id}`)).body.data.position).toBe(1);
-    expect((await h.call(ws.token, 'POST', `/tasks/${t1.id}/move`, { statusId: 'col_nope' })).status).toBe(400);
+    expect((await h.call(ws.token, 'POST', `/tasks/${t1.id}/move`, { statusId: 'col_nope' })).status).toBe(404);
     expect((await h.call(ws.token, 'GET', '/tasks?orderBy=position')).status).toBe(400);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { today } from '@tt/domain';
+import { encodeCursor, today } from '@tt/domain';
 import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
 
 let h: Harness;
@@ -120,8 +120,9 @@ describe('GET /time/entries and /time/report', () => {
     const next = await h.call(w.token, 'GET', `/time/entries?from=2026-03-01&to=2026-04-30&limit=4&cursor=${all.body.nextCursor}`);
     expect(next.body.data.map((e: any) => e.date)).toEqual(['2026-03-01', '2026-03-01']);
     expect(next.body.nextCursor).toBeNull();
+    // Correctly signed cursors over positions the store refuses (the structural check behind the signature).
     for (const forged of ['2026-02-30|time_x', '2026-03-01', 'x|y']) {
-      const bad = await h.call(w.token, 'GET', `/time/entries?from=2026-03-01&to=2026-04-30&cursor=${Buffer.from(`v1:${forged}`).toString('base64url')}`);
+      const bad = await h.call(w.token, 'GET', `/time/entries?from=2026-03-01&to=2026-04-30&cursor=${encodeCursor(forged)}`);
       expect(bad.status, forged).toBe(400);
       expect(bad.body.error.message).toContain('cursor');
     }

@@ -44,6 +44,7 @@ export function errorResult(e: unknown, ctx: ToolContext, tool: string): CallToo
 
 /** Runs a domain input schema over the built input, so MCP validates exactly like REST. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  assertStorable(value);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new DomainError('invalid_request', formatIssues(parsed.error.issues as never));
   return parsed.data;

@@ -35,6 +35,11 @@ export class DomainError extends Error {
 }
 
 export const notFound = (what: string): DomainError => new DomainError('not_found', `${what} not found`);
+/**
+ * A reference in a request (a body field or filter) to an object that does not exist or is invisible to the key: 404
+ * like a missing path object, never 400, so a restricted key cannot tell hidden objects from missing ones.
+ */
+export const missingRef = (field: string, what: string): DomainError => new DomainError('not_found', `${field}: ${what} not found`);
 export const invalid = (field: string, fault: string): DomainError =>
   new DomainError('invalid_request', `${field}: ${fault}`);
 export const rejected = (reason: string): DomainError => new DomainError('rejected', reason);

@@ -456,6 +456,8 @@ export interface Repos {
     linkedToTask(taskId: string, userId: string | null): Promise<string[]>;
     latestVersion(docId: string): Promise<DocVersionRecord | undefined>;
     addVersion(input: Omit<DocVersionRecord, 'id'>): Promise<void>;
+    /** A comment of any task of the workspace (to tell a comment of another task from a missing one). */
+    find(workspaceId: string, id: string): Promise<CommentRecord | undefined>;
     versions(docId: string): Promise<DocVersionRecord[]>;
     addLog(input: Omit<DocLogRecord, 'id'>): Promise<void>;
     log(docId: string): Promise<DocLogRecord[]>;

@@ -14,6 +14,8 @@ export const BaseConfigShape = {
   REDIS_URL: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUEUE_PREFIX: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, dots, dashes or underscores').optional(),
+  /** Optional bearer token for GET /metrics; unset = open (keep /metrics off public routes). */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
 };
 
 /** Variables of the servers that answer keyed requests (api and mcp). */
@@ -25,12 +27,40 @@ export const ServerConfigShape = {
   MIGRATE_ON_START: z.string().optional(),
 };
 
-/** Parses process configuration with a zod schema, naming every bad variable. */
+/** Bad environment variables, one problem per variable, each a sentence an operator can act on. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Bad configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** A zod issue about one variable, in words for the person setting it (values are not echoed: some are secrets). */
+function problem(i: Issue): string {
+  const name = i.path.map(String).join('.') || '(environment)';
+  const fault = (() => {
+    switch (i.code) {
+      case 'invalid_type':
+        return `must be a ${i.expected === 'number' ? 'number' : i.expected}`;
+      case 'too_small':
+        return i.origin === 'string' ? `must be at least ${String(i.minimum)} characters` : `must be at least ${String(i.minimum)}`;
+      case 'too_big':
+        return i.origin === 'string' ? `must be at most ${String(i.maximum)} characters` : `must be at most ${String(i.maximum)}`;
+      case 'invalid_value':
+        return `must be one of ${i.values.map(String).join(', ')}`;
+      default:
+        return i.message;
+    }
+  })();
+  return `${name} ${fault}`;
+}
+
+/** Parses process configuration with a zod schema; a ConfigError names every bad variable. */
 export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(`Bad configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map(problem));
   return parsed.data;
 }
 

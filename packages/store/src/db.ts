@@ -17,6 +17,15 @@ export interface DatabaseOptions {
   poolMax?: number;
 }
 
+const firstLine = (m: unknown): string => String(m instanceof Error ? m.message : m).split('\n')[0]!;
+/** Knex's own warnings in one line each: the failure itself reaches the caller (a connection error, say) with its message. */
+const KNEX_LOG = {
+  warn: (m: unknown) => void process.stderr.write(`knex: ${firstLine(m)}\n`),
+  error: (m: unknown) => void process.stderr.write(`knex: ${firstLine(m)}\n`),
+  deprecate: (m: unknown) => void process.stderr.write(`knex: ${firstLine(m)}\n`),
+  debug: () => undefined,
+};
+
 /** One connection factory for PostgreSQL (pg) and embedded PGlite. */
 export function openDatabase(opts: DatabaseOptions): Knex {
   if (opts.databaseUrl) {
@@ -24,6 +33,7 @@ export function openDatabase(opts: DatabaseOptions): Knex {
       client: 'pg',
       connection: opts.databaseUrl,
       pool: { min: 0, max: opts.poolMax ?? 10 },
+      log: KNEX_LOG,
     });
   }
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });

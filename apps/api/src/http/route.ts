@@ -1,7 +1,9 @@
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Scope } from '@tt/domain';
+import { assertStorable, DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Scope } from '@tt/domain';
 import type { z } from 'zod';
+import { describeRateLimit } from './rate-limit-doc.js';
+import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
 
 export interface RouteContext<P, Q, B> {
   params: P;
@@ -41,6 +43,7 @@ const ERRORS: Record<string, string> = {
 };
 
 function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.infer<T> {
+  assertStorable(value, where);
   if (!schema) return (value ?? {}) as z.infer<T>;
   const result = schema.safeParse(value ?? {});
   if (!result.success) throw new DomainError('invalid_request', formatIssues(result.error.issues as never, where));

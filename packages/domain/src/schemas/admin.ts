@@ -1,6 +1,6 @@
 import { isValidIpRule } from '../rules/cidr.js';
 import { z } from '../zod.js';
-import { Id, Ts } from './common.js';
+import { Id, InputTs } from './common.js';
 import { Plan, Scope } from './company.js';
 import { ChecklistItemInput, Priority } from './task.js';
 
@@ -54,7 +54,7 @@ export const IssueKeyInput = z
   .strictObject({
     scopes: z.array(Scope).max(20).default([]),
     projectIds: z.array(Id).min(1, 'must name at least one project, or be null for all').nullable().default(null),
-    expiresAt: Ts.nullable().default(null),
+    expiresAt: InputTs.nullable().default(null),
     allowedIps: z
       .array(z.string().refine(isValidIpRule, 'must be an IPv4/IPv6 address or CIDR range'))
       .max(100)
@@ -63,7 +63,7 @@ export const IssueKeyInput = z
   .openapi('IssueKeyInput');
 export type IssueKeyInput = z.infer<typeof IssueKeyInput>;
 
-export const UpdateKeyInput = z.strictObject({ expiresAt: Ts.nullable() }).openapi('UpdateKeyInput');
+export const UpdateKeyInput = z.strictObject({ expiresAt: InputTs.nullable() }).openapi('UpdateKeyInput');
 export type UpdateKeyInput = z.infer<typeof UpdateKeyInput>;
 
 export const BoardAccessInput = z

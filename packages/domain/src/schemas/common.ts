@@ -2,6 +2,17 @@ import { z } from '../zod.js';
 
 export const Id = z.string().min(1).max(100).openapi({ description: 'Opaque identifier', example: 'task_01JD8Z6Q3K5WX2N7V9R4T0Y1AB' });
 export const Ts = z.number().int().openapi({ description: 'Unix epoch milliseconds', example: 1767225600000 });
+
+/** Calendar years a client may name: wide enough for any real plan, narrow enough for every database type. */
+export const YEARS = { min: 1900, max: 9999 } as const;
+const MOMENT_MIN = Date.UTC(YEARS.min, 0, 1);
+const MOMENT_MAX = Date.UTC(YEARS.max + 1, 0, 1) - 1;
+const inYears = (ms: number) => ms >= MOMENT_MIN && ms <= MOMENT_MAX;
+const yearsText = `must be between the years ${YEARS.min} and ${YEARS.max}`;
+
+/** An epoch-ms moment sent by a client (expiry, meeting times): a whole number within the sane years. */
+export const InputTs = Ts.refine(inYears, yearsText);
+
 export const Day = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day YYYY-MM-DD')
@@ -9,6 +20,7 @@ export const Day = z
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
   }, 'must be a real calendar day')
+  .refine((s) => inYears(Date.parse(`${s}T00:00:00Z`)), yearsText)
   .openapi({ description: 'Calendar day YYYY-MM-DD', example: '2026-11-22' });
 
 export const Limit = z.coerce
@@ -29,6 +41,10 @@ export const Moment = z
     const ms = /^\d{1,16}$/.test(s) ? Number(s) : iso.test(s) ? Date.parse(s) : Number.NaN;
     if (!Number.isFinite(ms)) {
       ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp or epoch milliseconds' });
+      return z.NEVER;
+    }
+    if (!inYears(ms)) {
+      ctx.addIssue({ code: 'custom', message: yearsText });
       return z.NEVER;
     }
     return ms;

@@ -1,5 +1,5 @@
 import { z } from '../zod.js';
-import { Cursor, Day, Id, Limit, Ts } from './common.js';
+import { Cursor, Day, Id, InputTs, Limit, Ts } from './common.js';
 
 export const MeetingFolder = z
   .object({ id: Id, name: z.string(), parentId: Id.nullable(), teamIds: z.array(Id).openapi({ description: 'Empty = open to the workspace' }) })
@@ -105,8 +105,8 @@ export const CreateMeetingInput = z
     folderId: Id.nullable().default(null).openapi({ description: 'null = personal meeting of createdBy' }),
     projectId: Id.nullable().default(null),
     createdBy: Id,
-    startedAt: Ts,
-    endedAt: Ts.nullable().default(null),
+    startedAt: InputTs,
+    endedAt: InputTs.nullable().default(null),
     status: z.string().min(1).max(50).default('done'),
     participants: z.array(z.string().max(200)).max(500).default([]),
     summary: z
@@ -124,7 +124,7 @@ export const CreateMeetingInput = z
             }),
           )
           .default([]),
-        generatedAt: Ts.optional(),
+        generatedAt: InputTs.optional(),
       })
       .nullable()
       .default(null),

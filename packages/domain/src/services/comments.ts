@@ -1,13 +1,13 @@
 import { requireScope, type Actor } from '../access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Deps } from '../deps.js';
-import { invalid } from '../errors.js';
+import { invalid, missingRef } from '../errors.js';
 import { job } from '../jobs.js';
 import { presentComment } from '../presenters.js';
 import { mentionedLogins } from '../rules/text.js';
 import type { Page } from '../schemas/common.js';
 import type { Comment, CreateCommentInput } from '../schemas/task.js';
-import { assertActive, visibleTask } from './tasks.js';
+import { assertActive, findVisibleTask, visibleTask } from './tasks.js';
 
 export async function listComments(
   actor: Actor,
@@ -29,7 +29,14 @@ export async function addComment(actor: Actor, ref: string, input: CreateComment
     assertActive(task);
     if (input.replyTo) {
       const answered = await repos.comments.get(task.id, input.replyTo);
-      if (!answered) throw invalid('replyTo', `comment ${input.replyTo} is not a comment of task ${task.key}`);
+      if (!answered) {
+        // A comment of another task the key can see breaks a rule (400); one that is missing or hidden is 404.
+        const elsewhere = await repos.comments.find(actor.workspace.id, input.replyTo);
+        if (elsewhere && (await findVisibleTask(actor, elsewhere.taskId, repos))) {
+          throw invalid('replyTo', `comment ${input.replyTo} is not a comment of task ${task.key}`);
+        }
+        throw missingRef('replyTo', `comment ${input.replyTo}`);
+      }
     }
     const logins = mentionedLogins(input.text);
     const mentioned = logins.length ? await repos.users.byLogins(actor.workspace.id, logins) : [];

@@ -1,7 +1,7 @@
 import { requireScope, type Actor } from '../access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Deps } from '../deps.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, missingRef, notFound } from '../errors.js';
 import type { DocRecord, DocSpaceRecord, Repos } from '../ports.js';
 import { htmlToMarkdown, richText } from '../rules/text.js';
 import type { Page } from '../schemas/common.js';
@@ -38,7 +38,7 @@ async function linkedTasks(actor: Actor, refs: string[], repos: Repos): Promise<
   const ids: string[] = [];
   for (const ref of new Set(refs)) {
     const task = await findVisibleTask(actor, ref, repos);
-    if (!task) throw invalid('body.taskIds', `task ${ref} not found`);
+    if (!task) throw missingRef('body.taskIds', `task ${ref}`);
     ids.push(task.id);
   }
   return [...new Set(ids)];
@@ -83,11 +83,14 @@ export async function createDoc(actor: Actor, input: CreateDocInput, deps: Deps)
   requireScope(actor, 'docs:write');
   return deps.store.transaction(async (repos) => {
     const space = await visibleSpace(actor, input.spaceId, repos);
-    if (!space) throw invalid('body.spaceId', `space ${input.spaceId} not found`);
+    if (!space) throw missingRef('body.spaceId', `space ${input.spaceId}`);
     let parentPath = space.id;
     if (input.parentId) {
       const parent = await repos.docs.get(actor.workspace.id, input.parentId);
-      if (!parent || parent.spaceId !== space.id) throw invalid('body.parentId', `page ${input.parentId} is not a page of space ${space.id}`);
+      if (!parent || (parent.spaceId !== space.id && !(await visibleSpace(actor, parent.spaceId, repos)))) {
+        throw missingRef('body.parentId', `page ${input.parentId}`);
+      }
+      if (parent.spaceId !== space.id) throw invalid('body.parentId', `page ${input.parentId} is not a page of space ${space.id}`);
       parentPath = parent.path;
     }
     const content = richText(input.content, input.text) ?? { html: '', text: '' };

@@ -1,12 +1,14 @@
 import { canSeeBoard, canSeeProject, requireScope, type Actor } from '../access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Deps } from '../deps.js';
-import { DomainError, invalid, notFound, rejected } from '../errors.js';
+import { DomainError, invalid, missingRef, notFound, rejected } from '../errors.js';
 import { job } from '../jobs.js';
-import type { BoardRecord, ChecklistRecord, OutboxJob, Repos, StatusRecord, TaskPatch, TaskRecord } from '../ports.js';
+import type { BoardRecord, ChecklistRecord, OutboxJob, Repos, StatusRecord, TaskPatch, TaskRecord, TaskView } from '../ports.js';
 import { presentTask, presentTaskSummary } from '../presenters.js';
+import { filterUserId } from './people.js';
 import { richText } from '../rules/text.js';
 import { RANK_STEP, rankBetween } from '../rules/rank.js';
+import { checkVersion, withoutVersion, type Versioned, type WriteOptions } from '../versions.js';
 import type { Page } from '../schemas/common.js';
 import type { CreateTaskInput, ListTasksQuery, MoveTaskInput, Task, TaskSummary, UpdateTaskInput } from '../schemas/task.js';
 
@@ -45,19 +47,28 @@ function assertActive(task: TaskRecord): void {
 
 async function boardFor(actor: Actor, boardId: string, repos: Repos, field: string): Promise<BoardRecord> {
   const board = await repos.boards.get(actor.workspace.id, boardId);
-  if (!board || !canSeeBoard(actor, board)) throw invalid(field, `board ${boardId} not found`);
+  if (!board || !canSeeBoard(actor, board)) throw missingRef(field, `board ${boardId}`);
   return board;
 }
 
-function columnOf(board: BoardRecord, statusId: string | undefined, field = 'statusId'): StatusRecord {
+/**
+ * The column a write names on `board` (default its first). A column of another board the actor can see breaks a
+ * rule (400); a missing or hidden one is 404 like any invisible reference.
+ */
+async function columnOf(actor: Actor, board: BoardRecord, statusId: string | undefined, repos: Repos, field = 'statusId'): Promise<StatusRecord> {
   if (statusId === undefined) {
     const first = board.statuses[0];
     if (!first) throw rejected(`Board ${board.name} has no columns`);
     return first;
   }
   const status = board.statuses.find((s) => s.id === statusId);
-  if (!status) throw invalid(field, `column ${statusId} is not on board ${board.id} (${board.name})`);
-  return status;
+  if (status) return status;
+  const elsewhere = await repos.boards.status(actor.workspace.id, statusId);
+  const itsBoard = elsewhere ? await repos.boards.get(actor.workspace.id, elsewhere.boardId) : undefined;
+  if (itsBoard && canSeeProject(actor, itsBoard.projectId) && canSeeBoard(actor, itsBoard)) {
+    throw invalid(field, `column ${statusId} is not on board ${board.id} (${board.name})`);
+  }
+  throw missingRef(field, `column ${statusId}`);
 }
 
 async function checkUsers(actor: Actor, ids: string[], field: string, repos: Repos): Promise<void> {
@@ -65,12 +76,12 @@ async function checkUsers(actor: Actor, ids: string[], field: string, repos: Rep
   const found = await repos.users.byIds(actor.workspace.id, ids);
   const live = new Set(found.filter((u) => u.deletedAt === null).map((u) => u.id));
   const missing = ids.filter((id) => !live.has(id));
-  if (missing.length) throw invalid(field, `unknown user ${missing.join(', ')}`);
+  if (missing.length) throw missingRef(field, `user ${missing.join(', ')}`);
 }
 
 async function checkParent(actor: Actor, parentId: string, projectId: string, selfId: string | null, repos: Repos): Promise<string> {
   const parent = await findVisibleTask(actor, parentId, repos);
-  if (!parent) throw invalid('parentId', `task ${parentId} not found`);
+  if (!parent) throw missingRef('parentId', `task ${parentId}`);
   if (parent.projectId !== projectId) throw rejected('A subtask must be in the same project as its parent');
   if (selfId !== null) {
     const chain = await repos.tasks.ancestors(parent.id);
@@ -112,7 +123,7 @@ export async function createTask(actor: Actor, input: CreateTaskInput, deps: Dep
       }
     } else if (input.projectId !== undefined) {
       const project = await repos.projects.get(actor.workspace.id, input.projectId);
-      if (!project || !canSeeProject(actor, project.id)) throw invalid('projectId', `project ${input.projectId} not found`);
+      if (!project || !canSeeProject(actor, project.id)) throw missingRef('projectId', `project ${input.projectId}`);
       const boards = await repos.boards.byProjects(actor.workspace.id, [project.id], actor.user.id);
       const first = boards[0];
       if (!first) throw rejected(`Project ${project.key} has no board; create one first`);
@@ -122,7 +133,7 @@ export async function createTask(actor: Actor, input: CreateTaskInput, deps: Dep
     }
     const project = await repos.projects.get(actor.workspace.id, board.projectId);
     if (!project) throw notFound('Project');
-    const status = columnOf(board, input.statusId);
+    const status = await columnOf(actor, board, input.statusId, repos);
 
     let assigneeIds = dedupe(input.assigneeIds ?? []);
     if (input.assigneeId !== undefined && !assigneeIds.includes(input.assigneeId)) assigneeIds = [input.assigneeId, ...assigneeIds];
@@ -231,7 +242,7 @@ export async function updateTask(actor: Actor, ref: string, input: UpdateTaskInp
         board = await boardFor(actor, input.boardId, repos, 'boardId');
         if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
       }
-      const status = input.statusId !== undefined || board.id !== task.boardId ? columnOf(board, input.statusId) : undefined;
+      const status = input.statusId !== undefined || board.id !== task.boardId ? await columnOf(actor, board, input.statusId, repos) : undefined;
       if (status) {
         patch.boardId = board.id;
         patch.statusId = status.id;
@@ -281,7 +292,7 @@ export async function moveTask(actor: Actor, ref: string, input: MoveTaskInput, 
       board = await boardFor(actor, input.boardId, repos, 'boardId');
       if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
     }
-    const status = columnOf(board, input.statusId);
+    const status = await columnOf(actor, board, input.statusId, repos);
     const now = deps.now();
     await repos.tasks.update(task.id, {
       boardId: board.id,
