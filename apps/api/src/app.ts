@@ -6,6 +6,7 @@ import { auth, DomainError, type Deps } from '@tt/domain';
 import { authenticateKey, errorHandler, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
 import { adminRoutes } from './admin/admin.routes.js';
 import { automationAdminRoutes } from './admin/automations.routes.js';
+import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
 import { buildOpenApi } from './openapi.js';
 import { companyRoutes } from './routes/company/company.routes.js';
@@ -63,6 +64,8 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
     express.json({ limit: '1mb', strict: false }),
     authenticateKey(a.deps, 'api'),
     rateLimit(a.limiter, keyed),
+    // After authentication (keys belong to the API key) and the rate limit (a 429 is never stored).
+    idempotencyKeys(a.deps),
     v1,
     notFoundRoute,
   );

@@ -3,6 +3,7 @@ import type { Category } from './schemas/project.js';
 import type { Priority, TaskType } from './schemas/task.js';
 import type { AutomationAction } from './schemas/admin.js';
 import type { NotificationKind } from './schemas/notification.js';
+import type { IdempotencyRepo } from './idempotency.js';
 
 /** Records as the store keeps them; presenters turn them into API shapes. */
 export interface WorkspaceRecord {
@@ -495,6 +496,8 @@ export interface Repos {
     /** The default owner of a rule: the workspace's earliest live admin. */
     firstAdmin(workspaceId: string): Promise<UserRecord | undefined>;
   };
+  /** Idempotency keys of retried requests (REST Idempotency-Key, MCP requestId). */
+  idempotency: IdempotencyRepo;
   outbox: {
     add(jobs: OutboxJob[]): Promise<void>;
     /** Locks up to `limit` unrelayed rows, oldest first, skipping rows another relay holds and `exceptIds`. */

@@ -9,6 +9,7 @@ import { attachmentRepo, commentRepo, taskRepo } from './repos/tasks.js';
 import { automationRepo } from './repos/automations.js';
 import { notificationRepo } from './repos/notifications.js';
 import { outboxRepo } from './repos/outbox.js';
+import { idempotencyRepo } from './repos/idempotency.js';
 
 function repos(db: Knex): Repos {
   return {
@@ -29,6 +30,7 @@ function repos(db: Knex): Repos {
     meetings: meetingRepo(db),
     notifications: notificationRepo(db),
     automations: automationRepo(db),
+    idempotency: idempotencyRepo(db),
     outbox: outboxRepo(db),
   };
 }

@@ -2,6 +2,7 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { assertStorable, DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Scope } from '@tt/domain';
 import type { z } from 'zod';
+import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
 import { describeRateLimit } from './rate-limit-doc.js';
 import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
 
@@ -103,6 +104,7 @@ export class Routes {
     for (const code of new Set(codes)) {
       responses[code] = { description: ERRORS[code] ?? conflictText(code), content: { 'application/json': { schema: ErrorBody } } };
     }
+    if (def.method === 'post') describeIdempotency(responses);
     const scopeText = def.scope ? `Right: \`${def.scope}\`.` : 'Any valid key.';
     this.registry.registerPath({
       method: def.method,
@@ -116,6 +118,7 @@ export class Routes {
         ...(def.params ? { params: def.params as never } : {}),
         ...(def.query ? { query: def.query as never } : {}),
         ...(def.body ? { body: { required: true, content: { 'application/json': { schema: def.body } } } } : {}),
+        ...(def.method === 'post' ? { headers: IdempotencyKeyHeader } : {}),
       },
       responses: responses as never,
     });

@@ -2,11 +2,13 @@ import type { Knex } from 'knex';
 import * as core from './001-core.js';
 import * as timeDocsMeetings from './002-time-docs-meetings.js';
 import * as notificationsAutomations from './003-notifications-automations.js';
+import * as idempotency from './004-idempotency.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
   '002-time-docs-meetings': timeDocsMeetings,
   '003-notifications-automations': notificationsAutomations,
+  '004-idempotency': idempotency,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

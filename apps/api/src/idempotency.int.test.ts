@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idempotency, requestFingerprint, type Deps } from '@tt/domain';
+import { startHarness, type Harness, type TestResponse, type TestWorkspace } from './test/harness.js';
+
+let h: Harness;
+let ws: TestWorkspace;
+let board: any;
+let n = 0;
+
+beforeAll(async () => {
+  h = await startHarness();
+  ws = await h.workspace();
+  board = (await h.call(ws.token, 'POST', '/projects', { name: 'Retries', key: 'IDM' })).body.data.boards[0];
+});
+afterAll(() => h.close());
+
+const newKey = () => `key-${Date.now()}-${++n}`;
+const post = (path: string, body: unknown, key: string, token = ws.token) => h.call(token, 'POST', path, body, { 'idempotency-key': key });
+const createTask = (body: Record<string, unknown>, key: string, token = ws.token) => post('/tasks', { boardId: board.id, ...body }, key, token);
+const tasksTitled = async (title: string) => Number((await h.runtime.db('tasks').where({ title }).count({ c: '*' }).first())!.c);
+const replayed = (r: TestResponse) => r.headers.get('idempotent-replayed');
+const rowOf = (key: string) => h.runtime.db('idempotency_keys').where({ idem_key: key }).first();
+
+describe('Idempotency-Key on POST', () => {
+  it('replays the first answer (status, body, headers) with Idempotent-Replayed and creates nothing again', async () => {
+    const key = newKey();
+    const first = await createTask({ title: 'Replay me' }, key);
+    expect(first.status).toBe(201);
+    expect(replayed(first)).toBeNull();
+    const again = await createTask({ title: 'Replay me' }, key);
+    expect(again.status).toBe(201);
+    expect(replayed(again)).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(await tasksTitled('Replay me')).toBe(1);
+    // The draft's Structured Field form ("...") names the same key; body key order does not matter.
+    const quoted = await post('/tasks', { title: 'Replay me', boardId: board.id }, `"${key}"`);
+    expect([quoted.status, replayed(quoted), quoted.text]).toEqual([201, 'true', first.text]);
+    expect(await tasksTitled('Replay me')).toBe(1);
+  });
+
+  it('refuses the key with another body or path: 422 idempotency_key_reused, nothing created', async () => {
+    const key = newKey();
+    expect((await createTask({ title: 'Reuse A' }, key)).status).toBe(201);
+    const other = await createTask({ title: 'Reuse B' }, key);
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    expect(other.body.error.message).toContain('Idempotency-Key');
+    const elsewhere = await post(`/boards/${board.id}/statuses`, { name: 'Reuse column' }, key);
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([422, 'idempotency_key_reused']);
+    expect(await tasksTitled('Reuse B')).toBe(0);
+  });
+
+  it('two requests with one key sent at once make exactly one task; the others get 409 or the replay', async () => {
+    const key = newKey();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => createTask({ title: 'Raced' }, key)));
+    const ran = answers.filter((r) => r.status === 201 && replayed(r) === null);
+    expect(ran).toHaveLength(1);
+    for (const r of answers) {
+      if (r === ran[0]) continue;
+      if (r.status === 409) expect(r.body.error.code).toBe('idempotency_conflict');
+      else expect([r.status, replayed(r), r.text]).toEqual([201, 'true', ran[0]!.text]);
+    }
+    expect(await tasksTitled('Raced')).toBe(1);
+  });
+
+  it('answers 409 idempotency_conflict while the first request runs, and runs a retry once it is released', async () => {
+    const key = newKey();
+    const body = { boardId: board.id, title: 'In flight' };
+    const scope = { keyId: ws.keyId, surface: 'rest' as const };
+    // The first request, still running in another process: its claim, made by the same use case the middleware calls.
+    const first = await idempotency.start(scope, key, requestFingerprint(['POST', '/v1/tasks', body]), h.runtime.deps);
+    expect(first.kind).toBe('run');
+    const during = await post('/tasks', body, key);
+    expect([during.status, during.body.error.code]).toEqual([409, 'idempotency_conflict']);
+    await idempotency.finish(scope, key, (first as { token: string }).token, null, h.runtime.deps);
+    const retry = await post('/tasks', body, key);
+    expect([retry.status, replayed(retry)]).toEqual([201, null]);
+    expect(await tasksTitled('In flight')).toBe(1);
+  });
+
+  it('takes over the claim of a request whose process died once its lock has lapsed', async () => {
+    const key = newKey();
+    const body = { boardId: board.id, title: 'Orphaned' };
+    const sixMinutesAgo: Deps = { ...h.runtime.deps, now: () => Date.now() - 6 * 60_000 };
+    const dead = await idempotency.start({ keyId: ws.keyId, surface: 'rest' }, key, requestFingerprint(['POST', '/v1/tasks', body]), sixMinutesAgo);
+    expect(dead.kind).toBe('run');
+    const retry = await post('/tasks', body, key);
+    expect([retry.status, replayed(retry)]).toEqual([201, null]);
+    expect((await post('/tasks', body, key)).text).toBe(retry.text);
+    expect(await tasksTitled('Orphaned')).toBe(1);
+  });
+
+  it('does not keep a 5xx answer: the retry runs again', async () => {
+    const key = newKey();
+    // A real database failure: a constraint the insert breaks, answered as 500 internal.
+    await h.runtime.db.raw(`ALTER TABLE tasks ADD CONSTRAINT test_refuse_title CHECK (title <> 'Fails once') NOT VALID`);
+    let failed: TestResponse;
+    try {
+      failed = await createTask({ title: 'Fails once' }, key);
+    } finally {
+      await h.runtime.db.raw('ALTER TABLE tasks DROP CONSTRAINT test_refuse_title');
+    }
+    expect([failed.status, failed.body.error.code]).toEqual([500, 'internal']);
+    expect(await rowOf(key)).toBeUndefined();
+    const retry = await createTask({ title: 'Fails once' }, key);
+    expect([retry.status, replayed(retry)]).toEqual([201, null]);
+    expect(await tasksTitled('Fails once')).toBe(1);
+  });
+
+  it('replays a refusal (404) but not a 400, which the client may fix and resend with the same key', async () => {
+    const key = newKey();
+    const missing = await post('/tasks/IDM-9999/comments', { text: 'Hello' }, key);
+    expect(missing.status).toBe(404);
+    const again = await post('/tasks/IDM-9999/comments', { text: 'Hello' }, key);
+    expect([again.status, replayed(again), again.text]).toEqual([404, 'true', missing.text]);
+
+    const key2 = newKey();
+    const bad = await createTask({ title: '' }, key2);
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'invalid_request']);
+    const fixed = await createTask({ title: 'Fixed body' }, key2);
+    expect([fixed.status, replayed(fixed)]).toEqual([201, null]);
+  });
+
+  it('scopes keys to the API key: another key with the same Idempotency-Key is independent', async () => {
+    const key = newKey();
+    const other = await ws.key(ws.adminUser.id);
+    const mine = await createTask({ title: 'Per key' }, key);
+    const theirs = await createTask({ title: 'Per key' }, key, other.token);
+    expect([mine.status, theirs.status, replayed(theirs)]).toEqual([201, 201, null]);
+    expect(theirs.body.data.id).not.toBe(mine.body.data.id);
+    expect(await tasksTitled('Per key')).toBe(2);
+  });
+
+  it('refuses a bad key with 400 naming the header, before doing anything', async () => {
+    for (const bad of ['x'.repeat(256), '""']) {
+      const r = await createTask({ title: 'Bad key' }, bad);
+      expect([r.status, r.body.error.code]).toEqual([400, 'invalid_request']);
+      expect(r.body.error.message).toContain('Idempotency-Key');
+    }
+    expect((await createTask({ title: 'Bad key' }, 'x'.repeat(255))).status).toBe(201);
+    expect(await tasksTitled('Bad key')).toBe(1);
+  });
+
+  it('forgets keys after 24 hours, and pruning deletes them', async () => {
+    const key = newKey();
+    expect((await createTask({ title: 'Day old' }, key)).status).toBe(201);
+    const dayAgo = Date.now() - 25 * 3_600_000;
+    await h.runtime.db('idempotency_keys').where({ idem_key: key }).update({ created_at: dayAgo });
+    // Expired but not yet pruned: counts as absent, so the key starts over.
+    const later = await createTask({ title: 'Day later' }, key);
+    expect([later.status, replayed(later)]).toEqual([201, null]);
+    await h.runtime.db('idempotency_keys').where({ idem_key: key }).update({ created_at: dayAgo });
+    const fresh = newKey();
+    expect((await createTask({ title: 'Still fresh' }, fresh)).status).toBe(201);
+    expect(await idempotency.prune(h.runtime.deps)).toBeGreaterThanOrEqual(1);
+    expect(await rowOf(key)).toBeUndefined();
+    expect(await rowOf(fresh)).toBeDefined();
+  });
+
+  it('leaves other methods alone and describes the header and codes on every POST of the OpenAPI document', async () => {
+    const key = newKey();
+    const created = await createTask({ title: 'Patched' }, key);
+    const patch = (title: string) => h.call(ws.token, 'PATCH', `/tasks/${created.body.data.id}`, { title }, { 'idempotency-key': key });
+    expect((await patch('Patched twice')).status).toBe(200);
+    expect((await patch('Patched thrice')).body.data.title).toBe('Patched thrice');
+
+    const doc = (await h.call(null, 'GET', '/openapi.json')).body;
+    let posts = 0;
+    for (const methods of Object.values(doc.paths) as Array<Record<string, any>>) {
+      for (const [method, op] of Object.entries(methods)) {
+        const header = (op.parameters ?? []).find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+        if (method !== 'post') {
+          expect(header, op.operationId).toBeUndefined();
+          continue;
+        }
+        posts++;
+        expect(header, op.operationId).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 } });
+        expect(op.responses['409'].description, op.operationId).toContain('idempotency_conflict');
+        expect(op.responses['422'].description, op.operationId).toContain('idempotency_key_reused');
+      }
+    }
+    expect(posts).toBeGreaterThanOrEqual(8);
+  });
+});
