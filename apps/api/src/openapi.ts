@@ -1,4 +1,5 @@
 import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { registerRateLimitHeaders } from './http/rate-limit-doc.js';
 
 /** The OpenAPI 3.1 document of /v1, generated from the same zod schemas that validate requests. */
 export function buildOpenApi(registry: OpenAPIRegistry, serverUrl: string): object {
@@ -7,6 +8,7 @@ export function buildOpenApi(registry: OpenAPIRegistry, serverUrl: string): obje
     scheme: 'bearer',
     description: 'API key issued in the operator interface: `Authorization: Bearer <key>`',
   });
+  registerRateLimitHeaders(registry);
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
     openapi: '3.1.0',
@@ -15,7 +17,8 @@ export function buildOpenApi(registry: OpenAPIRegistry, serverUrl: string): obje
       version: '1.0.0',
       description:
         'JSON REST API of the task tracker. Timestamps are epoch milliseconds, days are YYYY-MM-DD, durations seconds. ' +
-        'Every response carries x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset (seconds until the one-minute window resets).',
+        'Every response carries x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset (seconds until the one-minute window resets), ' +
+        'and the same figures as the IETF draft fields RateLimit-Policy (`"default";q=120;w=60`) and RateLimit (`"default";r=<remaining>;t=<seconds>`).',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],

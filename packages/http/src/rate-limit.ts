@@ -32,8 +32,20 @@ export function createRateLimiter(limit: number, redis?: Redis): RateLimiter {
 }
 
 /**
+ * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers): one policy named "default", `q` requests per `w`
+ * seconds, and what is left of it: `r` requests remaining, `t` seconds until the window resets.
+ */
+export function rateLimitFields(limit: number, remaining: number, resetSeconds: number): Record<'RateLimit-Policy' | 'RateLimit', string> {
+  return {
+    'RateLimit-Policy': `"default";q=${limit};w=60`,
+    RateLimit: `"default";r=${remaining};t=${resetSeconds}`,
+  };
+}
+
+/**
  * Counts the request against the key (or, before authentication succeeds, the client address) and sets
- * x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset (seconds until the window resets).
+ * x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset (seconds until the window resets), and the same
+ * figures as the IETF draft's RateLimit-Policy and RateLimit.
  */
 export function rateLimit(limiter: RateLimiter, keyOf: (req: Parameters<RequestHandler>[0]) => string): RequestHandler {
   return async (req, res, next) => {
@@ -42,6 +54,7 @@ export function rateLimit(limiter: RateLimiter, keyOf: (req: Parameters<RequestH
       res.setHeader('x-ratelimit-limit', String(limiter.limit));
       res.setHeader('x-ratelimit-remaining', String(r.remaining));
       res.setHeader('x-ratelimit-reset', String(r.resetSeconds));
+      for (const [name, value] of Object.entries(rateLimitFields(limiter.limit, r.remaining, r.resetSeconds))) res.setHeader(name, value);
       if (!r.allowed) {
         res.setHeader('retry-after', String(r.resetSeconds));
         return sendError(res, 'rate_limited', `Rate limit of ${limiter.limit} requests per minute exceeded; retry in ${r.resetSeconds} s`);

@@ -2,7 +2,6 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { assertStorable, DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Scope } from '@tt/domain';
 import type { z } from 'zod';
-import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
 import { describeRateLimit } from './rate-limit-doc.js';
 import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
 
@@ -104,6 +103,7 @@ export class Routes {
     for (const code of new Set(codes)) {
       responses[code] = { description: ERRORS[code] ?? conflictText(code), content: { 'application/json': { schema: ErrorBody } } };
     }
+    describeRateLimit(responses);
     if (def.method === 'post') describeIdempotency(responses);
     const scopeText = def.scope ? `Right: \`${def.scope}\`.` : 'Any valid key.';
     this.registry.registerPath({
