@@ -6,6 +6,7 @@ import {
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
 import { taskCard, usersById } from '../render.js';
 import { defineTool, ok, validate } from '../tool.js';
+import { requestIdArg, withRequestId } from '../request-id.js';
 
 const taskRef = z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or task id');
 const assignees = z
@@ -44,7 +45,7 @@ export const addComment = defineTool({
   },
 });
 
-export const createTask = defineTool({
+export const createTask = withRequestId(defineTool({
   name: 'create_task',
   title: 'Create task',
   scope: 'tasks:write',
@@ -69,6 +70,7 @@ export const createTask = defineTool({
     dueDate: Day.optional().describe('Due day YYYY-MM-DD'),
     parent: z.string().min(1).max(100).optional().describe('Parent task key or id (same project): makes this a subtask'),
     checklist: checklist.optional().describe('Checklist items [{text, done}]'),
+    requestId: requestIdArg,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, { actor, deps }) {
@@ -92,7 +94,7 @@ export const createTask = defineTool({
     const task = await tasks.createTask(actor, input, deps);
     return ok(await card(actor, task, deps, `Created ${task.key}.`));
   },
-});
+}));
 
 export const updateTask = defineTool({
   name: 'update_task',

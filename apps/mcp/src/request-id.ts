@@ -1,0 +1,65 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { idempotency, IDEMPOTENCY_KEY_MAX, parseIdempotencyKey, requestFingerprint } from '@tt/domain';
+import type { ToolContext, ToolDef } from './tool.js';
+
+type Input = z.ZodObject;
+
+/**
+ * A tool's `requestId`: the MCP form of REST's Idempotency-Key, for agents that retry. The same requestId with the same
+ * arguments within 24 hours returns the first result again (prefixed with a note) and does nothing; other arguments
+ * are `idempotency_key_reused`; a call still running is `idempotency_conflict`. Only successful results are kept: a
+ * failed call wrote nothing, so the agent may fix its arguments and retry with the same requestId.
+ */
+export async function oncePerRequestId(
+  ctx: ToolContext,
+  tool: string,
+  requestId: string | undefined,
+  args: Record<string, unknown>,
+  run: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  if (requestId === undefined) return run();
+  const key = parseIdempotencyKey(requestId, 'requestId');
+  const scope = { keyId: ctx.actor.key.id, surface: 'mcp' as const };
+  const { requestId: _omit, ...rest } = args;
+  const started = await idempotency.start(scope, key, requestFingerprint([tool, rest]), ctx.deps, 'requestId');
+  if (started.kind === 'replay') return replayed(JSON.parse(started.response.body) as CallToolResult, key);
+  let result: CallToolResult;
+  try {
+    result = await run();
+  } catch (e) {
+    await idempotency.finish(scope, key, started.token, null, ctx.deps).catch(() => undefined);
+    throw e;
+  }
+  const answer = result.isError ? null : { status: 200, headers: {}, body: JSON.stringify(result) };
+  // The task exists either way: a failed write only means a retry waits out the claim instead of replaying.
+  await idempotency.finish(scope, key, started.token, answer, ctx.deps).catch((err: Error) => ctx.log.warn({ err: err.message, tool }, 'storing the requestId result failed'));
+  return result;
+}
+
+function replayed(result: CallToolResult, key: string): CallToolResult {
+  const note = `Replayed: requestId "${key}" was already done; nothing was created again. The first result:`;
+  const [first, ...others] = result.content;
+  if (first?.type === 'text') return { ...result, content: [{ ...first, text: `${note}\n\n${first.text}` }, ...others] };
+  return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
+}
+
+/** Wraps a tool whose input has an optional `requestId`, so that a retried call runs once. */
+export function withRequestId<S extends Input>(def: ToolDef<S>): ToolDef<S> {
+  return {
+    ...def,
+    run: (args, ctx) =>
+      oncePerRequestId(ctx, def.name, (args as { requestId?: string }).requestId, args as Record<string, unknown>, () => def.run(args, ctx)),
+  };
+}
+
+/** The `requestId` argument of a tool that takes one. */
+export const requestIdArg = z
+  .string()
+  .min(1)
+  .max(IDEMPOTENCY_KEY_MAX)
+  .optional()
+  .describe(
+    'Optional retry key (e.g. a UUID): calling again with the same requestId and the same arguments within 24 hours returns the first result ' +
+      'and creates nothing new; other arguments with it are refused',
+  );
