@@ -7,6 +7,7 @@ export * from './access.js';
 export * from './cursor.js';
 export * from './jobs.js';
 export * from './presenters.js';
+export * from './versions.js';
 export * from './idempotency.js';
 export * from './rules/cidr.js';
 export * from './rules/plans.js';

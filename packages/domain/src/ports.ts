@@ -3,6 +3,7 @@ import type { Category } from './schemas/project.js';
 import type { Priority, TaskType } from './schemas/task.js';
 import type { AutomationAction } from './schemas/admin.js';
 import type { NotificationKind } from './schemas/notification.js';
+import type { VersionsRepo } from './versions.js';
 import type { IdempotencyRepo } from './idempotency.js';
 
 /** Records as the store keeps them; presenters turn them into API shapes. */
@@ -50,6 +51,8 @@ export interface ProjectRecord {
   description: string;
   createdAt: number;
 }
+  /** Raised by every change to what GET shows (see versions.ts). */
+  version: number;
 export interface StatusRecord {
   id: string;
   boardId: string;
@@ -101,6 +104,8 @@ export interface TaskRecord {
   createdAt: number;
   updatedAt: number;
 }
+  /** Raised by every change to what GET shows (see versions.ts). */
+  version: number;
 export interface TaskDetails {
   subtaskIds: string[];
   timeLogs: TimeLogRecord[];
@@ -167,6 +172,8 @@ export interface DocVersionRecord {
   createdAt: number;
 }
 export interface DocLogRecord {
+  /** Raised by every change to what GET shows (see versions.ts). */
+  version: number;
   id: string;
   docId: string;
   userId: string;
@@ -299,7 +306,7 @@ export interface TaskFilter {
   orderBy: 'created' | 'position';
 }
 
-export type TaskInsert = Omit<TaskRecord, 'id' | 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank'>;
+export type TaskInsert = Omit<TaskRecord, 'id' | 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
 export type TaskPatch = Partial<
   Pick<
     TaskRecord,
@@ -385,7 +392,7 @@ export interface Repos {
     ensure(workspaceId: string, names: string[]): Promise<void>;
   };
   projects: {
-    create(input: Omit<ProjectRecord, 'id'>): Promise<ProjectRecord>;
+    create(input: Omit<ProjectRecord, 'id' | 'version'>): Promise<ProjectRecord>;
     get(workspaceId: string, id: string): Promise<ProjectRecord | undefined>;
     byKey(workspaceId: string, key: string): Promise<ProjectRecord | undefined>;
     byIds(workspaceId: string, ids: string[]): Promise<ProjectRecord[]>;
@@ -446,7 +453,7 @@ export interface Repos {
     listVisible(workspaceId: string, userId: string): Promise<DocSpaceRecord[]>;
   };
   docs: {
-    insert(input: Omit<DocRecord, 'id' | 'taskIds'>, path: string): Promise<DocRecord>;
+    insert(input: Omit<DocRecord, 'id' | 'taskIds' | 'version'>, path: string): Promise<DocRecord>;
     get(workspaceId: string, id: string): Promise<(DocRecord & { path: string }) | undefined>;
     byIds(workspaceId: string, ids: string[]): Promise<DocRecord[]>;
     update(id: string, patch: Partial<Pick<DocRecord, 'title' | 'contentHtml' | 'text' | 'updatedAt'>>): Promise<void>;
@@ -519,3 +526,5 @@ export interface Store extends Repos {
 export interface JobSignal {
   notify(): void;
 }
+  /** Versions of tasks, pages and projects (ETag / If-Match). */
+  versions: VersionsRepo;

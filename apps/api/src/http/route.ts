@@ -4,6 +4,7 @@ import { assertStorable, DomainError, ErrorBody, formatIssues, requireScope, typ
 import type { z } from 'zod';
 import { describeRateLimit } from './rate-limit-doc.js';
 import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
+import { describeConditional, type Conditional } from './etag.js';
 
 export interface RouteContext<P, Q, B> {
   params: P;
@@ -28,6 +29,8 @@ export interface RouteDef<P extends AnyObject, Q extends AnyObject, B extends z.
   body?: B;
   status?: 200 | 201 | 204;
   response?: z.ZodType;
+  /** ETag and If-Match / If-None-Match, for the OpenAPI document (the handler does the work). */
+  conditional?: Conditional;
   /** Extra response media types, e.g. text/markdown. */
   alternates?: Record<string, string>;
   description?: string;
@@ -103,6 +106,7 @@ export class Routes {
     for (const code of new Set(codes)) {
       responses[code] = { description: ERRORS[code] ?? conflictText(code), content: { 'application/json': { schema: ErrorBody } } };
     }
+    const conditionalHeaders = def.conditional ? describeConditional(def.conditional, responses) : [];
     describeRateLimit(responses);
     if (def.method === 'post') describeIdempotency(responses);
     const scopeText = def.scope ? `Right: \`${def.scope}\`.` : 'Any valid key.';
@@ -114,6 +118,7 @@ export class Routes {
       tags: [def.tag],
       operationId: operationId(def.method, def.path),
       security: [{ bearerAuth: [] }],
+      ...(conditionalHeaders.length ? { parameters: conditionalHeaders as never } : {}),
       request: {
         ...(def.params ? { params: def.params as never } : {}),
         ...(def.query ? { query: def.query as never } : {}),

@@ -36,6 +36,7 @@ const task = (over: Partial<TaskRecord> = {}): TaskRecord => ({
   doneAt: null,
   createdAt: T0,
   updatedAt: T0 + 3_600_000,
+  version: 1,
   ...over,
 });
 

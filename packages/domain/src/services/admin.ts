@@ -95,7 +95,10 @@ export async function setBoardAccess(boardId: string, input: BoardAccessInput, d
     const missing = ids.filter((id) => !found.some((u) => u.id === id));
     if (missing.length) throw invalid('memberIds', `unknown user ${missing.join(', ')}`);
   }
-  await deps.store.boards.setMembers(board.id, input.memberIds ? [...new Set(input.memberIds)] : null);
+  await deps.store.transaction(async (repos) => {
+    await repos.boards.setMembers(board.id, input.memberIds ? [...new Set(input.memberIds)] : null);
+    await repos.versions.bump('project', [board.projectId]); // which boards GET /projects/{id} shows may change
+  });
   return { ...presentBoard(board), memberIds: input.memberIds };
 }
 

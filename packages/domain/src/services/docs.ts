@@ -8,6 +8,7 @@ import type { Page } from '../schemas/common.js';
 import type { CreateDocSpaceInput } from '../schemas/meeting.js';
 import type { CreateDocInput, Doc, DocSpace, DocSummary, ListDocsQuery, UpdateDocInput } from '../schemas/doc.js';
 import { filterTaskId, findVisibleTask } from './tasks.js';
+import { checkVersion, withoutVersion, type Versioned, type WriteOptions } from '../versions.js';
 
 /** The previous text of a page is kept at most once per this period. */
 export const VERSION_INTERVAL_MS = 3_600_000;
@@ -65,10 +66,17 @@ export async function listDocs(actor: Actor, query: ListDocsQuery, deps: Deps): 
   return { data: page.rows.map(presentSummary), nextCursor: encodeCursor(page.next), total: page.total };
 }
 
-export async function getDoc(actor: Actor, id: string, deps: Deps): Promise<Doc> {
+/** A page as shown to the actor, with its version. */
+const versionedDoc = async (actor: Actor, d: DocRecord, repos: Repos): Promise<Versioned<Doc>> => ({
+  data: presentDoc(d),
+  version: d.version,
+});
+
+export async function getDocVersioned(actor: Actor, id: string, deps: Deps): Promise<Versioned<Doc>> {
   requireScope(actor, 'docs:read');
-  return presentDoc(await visibleDoc(actor, id, deps.store));
+  return versionedDoc(actor, await visibleDoc(actor, id, deps.store), deps.store);
 }
+export const getDoc = withoutVersion(getDocVersioned);
 
 /** A page as Markdown: its title as a heading, then the content. */
 export function pageMarkdown(page: Pick<Doc, 'title' | 'content'>): string {
@@ -79,7 +87,7 @@ export async function getDocMarkdown(actor: Actor, id: string, deps: Deps): Prom
   return pageMarkdown(await getDoc(actor, id, deps));
 }
 
-export async function createDoc(actor: Actor, input: CreateDocInput, deps: Deps): Promise<Doc> {
+export async function createDocVersioned(actor: Actor, input: CreateDocInput, deps: Deps): Promise<Versioned<Doc>> {
   requireScope(actor, 'docs:write');
   return deps.store.transaction(async (repos) => {
     const space = await visibleSpace(actor, input.spaceId, repos);
@@ -105,19 +113,24 @@ export async function createDoc(actor: Actor, input: CreateDocInput, deps: Deps)
       `${parentPath}/${id}`,
     );
     if (taskIds.length) await repos.docs.setTasks(id, taskIds);
+    await repos.versions.bump('task', taskIds); // their docIds changed
     await repos.docs.addLog({ docId: id, userId: actor.user.id, action: 'created', changes: ['title', 'content', ...(taskIds.length ? ['taskIds'] : [])], createdAt: now });
-    return presentDoc((await repos.docs.get(actor.workspace.id, id))!);
+    return versionedDoc(actor, (await repos.docs.get(actor.workspace.id, id))!, repos);
   });
 }
+export const createDoc = withoutVersion(createDocVersioned);
 
 /**
  * Replaces the title and/or the whole content. Before the content changes, the previous text goes to the version
  * history unless a version was saved within the last hour; every change is written to the page's log.
  */
-export async function updateDoc(actor: Actor, id: string, input: UpdateDocInput, deps: Deps): Promise<Doc> {
+export async function updateDocVersioned(
+  actor: Actor, id: string, input: UpdateDocInput, deps: Deps, opts?: WriteOptions,
+): Promise<Versioned<Doc>> {
   requireScope(actor, 'docs:write');
   return deps.store.transaction(async (repos) => {
     const doc = await visibleDoc(actor, id, repos);
+    await checkVersion(repos, 'doc', doc, `Page ${doc.id}`, opts);
     const content = richText(input.content, input.text);
     const changes: string[] = [];
     if (input.title !== undefined && input.title !== doc.title) changes.push('title');
@@ -128,7 +141,7 @@ export async function updateDoc(actor: Actor, id: string, input: UpdateDocInput,
       const same = taskIds.length === doc.taskIds.length && taskIds.every((t) => doc.taskIds.includes(t));
       if (!same) changes.push('taskIds');
     }
-    if (!changes.length) return presentDoc(doc);
+    if (!changes.length) return versionedDoc(actor, doc, repos);
     const now = deps.now();
     if (changes.includes('content') || changes.includes('title')) {
       const latest = await repos.docs.latestVersion(doc.id);
@@ -141,11 +154,17 @@ export async function updateDoc(actor: Actor, id: string, input: UpdateDocInput,
       ...(changes.includes('content') && content ? { contentHtml: content.html, text: content.text } : {}),
       updatedAt: now,
     });
-    if (taskIds && changes.includes('taskIds')) await repos.docs.setTasks(doc.id, taskIds);
+    if (taskIds && changes.includes('taskIds')) {
+      await repos.docs.setTasks(doc.id, taskIds);
+      // Tasks linked or unlinked show the change in their docIds.
+      const kept = new Set(taskIds.filter((t) => doc.taskIds.includes(t)));
+      await repos.versions.bump('task', [...taskIds, ...doc.taskIds].filter((t) => !kept.has(t)));
+    }
     await repos.docs.addLog({ docId: doc.id, userId: actor.user.id, action: 'updated', changes, createdAt: now });
-    return presentDoc((await repos.docs.get(actor.workspace.id, doc.id))!);
+    return versionedDoc(actor, (await repos.docs.get(actor.workspace.id, doc.id))!, repos);
   });
 }
+export const updateDoc = withoutVersion(updateDocVersioned);
 
 /** Linked pages for a task's context: those in spaces the user may read, as Markdown. */
 export async function docsForTask(actor: Actor, taskId: string, repos: Repos): Promise<Array<{ id: string; title: string; markdown: string }>> {

@@ -10,6 +10,7 @@ import type { Page } from '../schemas/common.js';
 import type {
   AddStatusInput, Board, CreateBoardInput, CreateProjectInput, Project, ProjectWithBoards, UpdateProjectInput,
 } from '../schemas/project.js';
+import { checkVersion, withoutVersion, type Versioned, type WriteOptions } from '../versions.js';
 
 /** A project the actor may see, or 404. */
 export async function visibleProject(actor: Actor, id: string, deps: Deps): Promise<ProjectRecord> {
@@ -30,16 +31,18 @@ export async function listProjects(actor: Actor, input: { limit: number; cursor?
   return { data: page.rows.map(presentProject), nextCursor: encodeCursor(page.next), total: page.total };
 }
 
-async function withBoards(actor: Actor, project: ProjectRecord, deps: Deps): Promise<ProjectWithBoards> {
+/** The project with the boards the actor may see, and its version (raised by board and column changes too). */
+async function withBoards(actor: Actor, project: ProjectRecord, deps: Deps): Promise<Versioned<ProjectWithBoards>> {
   const boards = await deps.store.boards.byProjects(actor.workspace.id, [project.id], actor.user.id);
-  return { ...presentProject(project), boards: boards.map(presentBoard) };
+  return { data: { ...presentProject(project), boards: boards.map(presentBoard) }, version: project.version };
 }
 
-export async function getProject(actor: Actor, id: string, deps: Deps): Promise<ProjectWithBoards> {
+export async function getProjectVersioned(actor: Actor, id: string, deps: Deps): Promise<Versioned<ProjectWithBoards>> {
   return withBoards(actor, await visibleProject(actor, id, deps), deps);
 }
+export const getProject = withoutVersion(getProjectVersioned);
 
-export async function createProject(actor: Actor, input: CreateProjectInput, deps: Deps): Promise<ProjectWithBoards> {
+export async function createProjectVersioned(actor: Actor, input: CreateProjectInput, deps: Deps): Promise<Versioned<ProjectWithBoards>> {
   requireScope(actor, 'projects:write');
   if (actor.key.projectIds !== null) {
     throw new DomainError('forbidden', 'A key restricted to projects cannot create projects');
@@ -70,14 +73,21 @@ export async function createProject(actor: Actor, input: CreateProjectInput, dep
   });
   return withBoards(actor, project, deps);
 }
+export const createProject = withoutVersion(createProjectVersioned);
 
-export async function updateProject(actor: Actor, id: string, input: UpdateProjectInput, deps: Deps): Promise<Project> {
+export async function updateProjectVersioned(
+  actor: Actor, id: string, input: UpdateProjectInput, deps: Deps, opts?: WriteOptions,
+): Promise<Versioned<Project>> {
   requireScope(actor, 'projects:write');
-  await visibleProject(actor, id, deps);
-  const updated = await deps.store.projects.update(id, input);
+  const project = await visibleProject(actor, id, deps);
+  const updated = await deps.store.transaction(async (repos) => {
+    await checkVersion(repos, 'project', project, `Project ${project.key}`, opts);
+    return repos.projects.update(id, input);
+  });
   if (!updated) throw notFound('Project');
-  return presentProject(updated);
+  return { data: presentProject(updated), version: updated.version };
 }
+export const updateProject = withoutVersion(updateProjectVersioned);
 
 export async function listBoards(
   actor: Actor,
@@ -104,6 +114,7 @@ export async function createBoard(actor: Actor, input: CreateBoardInput, deps: D
     if ((await repos.boards.countInProject(project.id)) >= limit) {
       throw rejected(`The ${actor.workspace.plan} plan allows at most ${limit} boards per project`);
     }
+    await repos.versions.bump('project', [project.id]); // GET /projects/{id} shows its boards
     return repos.boards.create(
       { workspaceId: actor.workspace.id, projectId: project.id, name: input.name, description: input.description ?? '', memberIds: null },
       [...BOARD_TEMPLATES[input.template ?? 'simple']],
@@ -120,6 +131,9 @@ export async function addStatus(actor: Actor, boardId: string, input: AddStatusI
   if (board.statuses.some((s) => s.name.toLowerCase() === input.name.toLowerCase())) {
     throw rejected(`The board already has a column named ${input.name}`);
   }
-  await deps.store.boards.addStatus(board.id, { name: input.name, category: input.category ?? 'progress' });
+  await deps.store.transaction(async (repos) => {
+    await repos.boards.addStatus(board.id, { name: input.name, category: input.category ?? 'progress' });
+    await repos.versions.bump('project', [board.projectId]); // GET /projects/{id} shows the columns of its boards
+  });
   return presentBoard(await visibleBoard(actor, boardId, deps));
 }

@@ -105,14 +105,18 @@ async function full(actor: Actor | null, task: TaskRecord, repos: Repos): Promis
   return presentTask(task, await repos.tasks.details(task, actor?.user.id ?? null));
 }
 
+async function versioned(actor: Actor, task: TaskRecord, repos: Repos): Promise<Versioned<Task>> {
+  return { data: await full(actor, task, repos), version: task.version };
+}
+
 async function reload(actor: Actor, id: string, repos: Repos): Promise<TaskRecord> {
   const task = await repos.tasks.get(actor.workspace.id, { id });
   if (!task) throw notFound('Task');
   return task;
 }
 
-/** Creates a task and queues its notifications and automations with the same commit. */
-export async function createTask(actor: Actor, input: CreateTaskInput, deps: Deps): Promise<Task> {
+/** Creates a task and queues its notifications and automations with the same commit; with the new task's version. */
+export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
   const result = await deps.store.transaction(async (repos) => {
     let board: BoardRecord;
@@ -171,16 +175,19 @@ export async function createTask(actor: Actor, input: CreateTaskInput, deps: Dep
       jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: notify }));
     }
     await repos.outbox.add(jobs);
-    return full(actor, task, repos);
+    if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
+    return versioned(actor, task, repos);
   });
   deps.jobs.notify();
   return result;
 }
+export const createTask = withoutVersion(createTaskVersioned);
 
-export async function getTask(actor: Actor, ref: string, deps: Deps): Promise<Task> {
+export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:read');
-  return full(actor, await visibleTask(actor, ref, deps.store), deps.store);
+  return versioned(actor, await visibleTask(actor, ref, deps.store), deps.store);
 }
+export const getTask = withoutVersion(getTaskVersioned);
 
 export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
   requireScope(actor, 'tasks:read');
@@ -212,11 +219,14 @@ async function rankFor(repos: Repos, statusId: string, position: number, taskId:
   return rank;
 }
 
-export async function updateTask(actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps): Promise<Task> {
+export async function updateTaskVersioned(
+  actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions,
+): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
   const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
+    await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
     const now = deps.now();
     const patch: TaskPatch = { updatedAt: now };
     const jobs: OutboxJob[] = [];
@@ -276,17 +286,25 @@ export async function updateTask(actor: Actor, ref: string, input: UpdateTaskInp
 
     await repos.tasks.update(task.id, patch);
     if (jobs.length) await repos.outbox.add(jobs);
-    return full(actor, await reload(actor, task.id, repos), repos);
+    // The old and the new parent show the change in their subtaskIds.
+    if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
+      await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
+    }
+    return versioned(actor, await reload(actor, task.id, repos), repos);
   });
   deps.jobs.notify();
   return result;
 }
+export const updateTask = withoutVersion(updateTaskVersioned);
 
-export async function moveTask(actor: Actor, ref: string, input: MoveTaskInput, deps: Deps): Promise<Task> {
+export async function moveTaskVersioned(
+  actor: Actor, ref: string, input: MoveTaskInput, deps: Deps, opts?: WriteOptions,
+): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
   return deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
+    await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
     let board = await boardFor(actor, task.boardId, repos, 'boardId');
     if (input.boardId !== undefined && input.boardId !== task.boardId) {
       board = await boardFor(actor, input.boardId, repos, 'boardId');
@@ -301,15 +319,21 @@ export async function moveTask(actor: Actor, ref: string, input: MoveTaskInput, 
       doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
       updatedAt: now,
     });
-    return full(actor, await reload(actor, task.id, repos), repos);
+    return versioned(actor, await reload(actor, task.id, repos), repos);
   });
 }
+export const moveTask = withoutVersion(moveTaskVersioned);
 
-export async function deleteTask(actor: Actor, ref: string, deps: Deps): Promise<void> {
+export async function deleteTask(actor: Actor, ref: string, deps: Deps, opts?: WriteOptions): Promise<void> {
   requireScope(actor, 'tasks:write');
   await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
+    await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
+    // What the others show changes with the task gone: the parent's subtaskIds, the subtasks' parentId, the pages' taskIds.
+    const { subtaskIds, docIds } = await repos.tasks.details(task, null);
+    await repos.versions.bump('task', task.parentId === null ? subtaskIds : [task.parentId, ...subtaskIds]);
+    await repos.versions.bump('doc', docIds);
     await repos.tasks.delete(task.id);
   });
 }

@@ -3,6 +3,7 @@ import * as core from './001-core.js';
 import * as timeDocsMeetings from './002-time-docs-meetings.js';
 import * as notificationsAutomations from './003-notifications-automations.js';
 import * as idempotency from './004-idempotency.js';
+import * as versions from './005-versions.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
+  '005-versions': versions,
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => Object.keys(MIGRATIONS).sort(),
   getMigrationName: (name) => name,

@@ -10,14 +10,14 @@ const space = (r: Row): DocSpaceRecord => ({
 const doc = (r: Row): DocRecord => ({
   id: r.id, workspaceId: r.workspace_id, spaceId: r.space_id, parentId: r.parent_id ?? null, title: r.title,
   contentHtml: r.content_html ?? '', text: r.text ?? '', taskIds: r.task_ids ?? [], authorId: r.author_id,
-  createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+  createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), version: Number(r.version),
 });
 const version = (r: Row): DocVersionRecord => ({
   id: r.id, docId: r.doc_id, title: r.title, contentHtml: r.content_html, text: r.text, createdAt: Number(r.created_at),
 });
 
 const TASK_IDS = `coalesce((select array_agg(dt.task_id order by dt.task_id) from doc_tasks dt where dt.doc_id = docs.id), '{}') as task_ids`;
-const SUMMARY = ['docs.id', 'docs.workspace_id', 'docs.space_id', 'docs.parent_id', 'docs.path', 'docs.title', 'docs.author_id', 'docs.created_at', 'docs.updated_at'];
+const SUMMARY = ['docs.id', 'docs.workspace_id', 'docs.space_id', 'docs.parent_id', 'docs.path', 'docs.title', 'docs.author_id', 'docs.created_at', 'docs.updated_at', 'docs.version'];
 
 /** Spaces open to the workspace, or naming the user as a member. */
 const readableSpace = (w: Knex.QueryBuilder, userId: string) =>
@@ -67,7 +67,8 @@ export function docRepo(db: Knex): Repos['docs'] {
       if (p.contentHtml !== undefined) data.content_html = p.contentHtml;
       if (p.text !== undefined) data.text = p.text;
       if (p.updatedAt !== undefined) data.updated_at = p.updatedAt;
-      if (Object.keys(data).length) await db('docs').where({ id }).update(data);
+      // Every change moves the version (the ETag), in the same statement as the change.
+      if (Object.keys(data).length) await db('docs').where({ id }).update({ ...data, version: db.raw('version + 1') });
     },
     async setTasks(docId, taskIds) {
       await db('doc_tasks').where({ doc_id: docId }).delete();

@@ -7,6 +7,7 @@ type Row = Record<string, any>;
 
 const project = (r: Row): ProjectRecord => ({
   id: r.id, workspaceId: r.workspace_id, key: r.key, name: r.name, description: r.description, createdAt: Number(r.created_at),
+  version: Number(r.version),
 });
 const status = (r: Row): StatusRecord => ({ id: r.id, boardId: r.board_id, name: r.name, category: r.category, position: r.position });
 
@@ -62,7 +63,10 @@ export function projectRepo(db: Knex): Repos['projects'] {
       const data: Row = {};
       if (patch.name !== undefined) data.name = patch.name;
       if (patch.description !== undefined) data.description = patch.description;
-      const [row] = Object.keys(data).length ? await db('projects').where({ id }).update(data).returning('*') : await db('projects').where({ id });
+      // A change moves the version (the ETag) in the same statement; an empty patch changes nothing.
+      const [row] = Object.keys(data).length
+        ? await db('projects').where({ id }).update({ ...data, version: db.raw('version + 1') }).returning('*')
+        : await db('projects').where({ id });
       return row ? project(row) : undefined;
     },
     async count(workspaceId) {

@@ -8,7 +8,7 @@ type Row = Record<string, any>;
 const COLUMNS = [
   'id', 'workspace_id', 'project_id', 'board_id', 'status_id', 'number', 'key', 'title', 'type', 'priority', 'assignee_id',
   'assignee_ids', 'reporter_id', 'labels', 'due_date', 'parent_id', 'time_estimate_seconds', 'time_spent_seconds',
-  'description_html', 'description_text', 'checklist', 'rank', 'archived_at', 'done_at', 'created_at', 'updated_at',
+  'description_html', 'description_text', 'checklist', 'rank', 'archived_at', 'done_at', 'created_at', 'updated_at', 'version',
 ].map((c) => `tasks.${c}`);
 /** List rows leave out the description, which lists never show. */
 const SUMMARY_COLUMNS = COLUMNS.filter((c) => !c.startsWith('tasks.description_') && c !== 'tasks.checklist');
@@ -20,7 +20,7 @@ export const task = (r: Row): TaskRecord => ({
   dueDate: dayOrNull(r.due_date), parentId: r.parent_id ?? null, timeEstimateSeconds: num(r.time_estimate_seconds),
   timeSpentSeconds: num(r.time_spent_seconds), descriptionHtml: r.description_html ?? '', descriptionText: r.description_text ?? '',
   checklist: r.checklist ?? [], rank: Number(r.rank), archivedAt: numOrNull(r.archived_at), doneAt: numOrNull(r.done_at),
-  createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+  createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), version: Number(r.version),
 });
 
 const comment = (r: Row): CommentRecord => ({
@@ -197,7 +197,8 @@ export function taskRepo(db: Knex): Repos['tasks'] {
         if (v !== undefined) data[col] = v;
       }
       if (p.checklist !== undefined) data.checklist = JSON.stringify(p.checklist);
-      if (Object.keys(data).length) await db('tasks').where({ id }).update(data);
+      // Every change moves the version (the ETag), in the same statement as the change.
+      if (Object.keys(data).length) await db('tasks').where({ id }).update({ ...data, version: db.raw('version + 1') });
     },
     async delete(id) {
       await db('tasks').where({ id }).delete();

@@ -2,6 +2,7 @@ import {
   CreateDocInput, Doc, DocFormatQuery, docs, DocSpace, DocSummary, envelope, Id, ListDocsQuery, paged, UpdateDocInput, z, type Deps,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
+import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.js';
 
 const idParam = z.strictObject({ id: Id });
 const DocResponse = envelope(Doc, 'DocResponse');
@@ -21,15 +22,17 @@ export function docRoutes(r: Routes, deps: Deps): void {
   r.add({
     method: 'post', path: '/docs', tag: 'Documents', summary: 'Create a page',
     description: 'HTML `content` is sanitized; plain `text` may be sent instead. `taskIds` links the page to tasks (ids or keys).',
-    scope: 'docs:write', status: 201, body: CreateDocInput, response: DocResponse,
-    handler: async ({ req, body }) => ({ data: await docs.createDoc(actorOf(req), body, deps) }),
+    scope: 'docs:write', status: 201, body: CreateDocInput, response: DocResponse, conditional: 'create',
+    handler: async ({ req, res, body }) => tagged(res, await docs.createDocVersioned(actorOf(req), body, deps)),
   });
   r.add({
     method: 'get', path: '/docs/:id', tag: 'Documents', summary: 'A page, full form (or Markdown with format=markdown)',
     scope: 'docs:read', params: idParam, query: DocFormatQuery, response: DocResponse, alternates: { 'text/markdown': 'Markdown' },
+    conditional: 'read',
     handler: async ({ req, res, params, query }) => {
-      if (query.format === 'json') return { data: await docs.getDoc(actorOf(req), params.id, deps) };
-      res.status(200).type('text/markdown; charset=utf-8').send(await docs.getDocMarkdown(actorOf(req), params.id, deps));
+      const page = taggedRead(req, res, await docs.getDocVersioned(actorOf(req), params.id, deps));
+      if (page === undefined || query.format === 'json') return page;
+      res.status(200).type('text/markdown; charset=utf-8').send(docs.pageMarkdown(page.data));
       return undefined;
     },
   });
@@ -38,7 +41,8 @@ export function docRoutes(r: Routes, deps: Deps): void {
     description:
       'The content is replaced in full. The previous text is kept in the version history (at most one version an hour) ' +
       'and every change is written to the page log. `taskIds` replaces the linked tasks.',
-    scope: 'docs:write', params: idParam, body: UpdateDocInput, response: DocResponse,
-    handler: async ({ req, params, body }) => ({ data: await docs.updateDoc(actorOf(req), params.id, body, deps) }),
+    scope: 'docs:write', params: idParam, body: UpdateDocInput, response: DocResponse, conditional: 'write',
+    handler: async ({ req, res, params, body }) =>
+      tagged(res, await conditionalWrite(res, () => docs.updateDocVersioned(actorOf(req), params.id, body, deps, ifMatch(req)))),
   });
 }

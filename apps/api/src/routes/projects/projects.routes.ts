@@ -3,6 +3,7 @@ import {
   UpdateProjectInput, z, type Deps,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
+import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.js';
 
 const idParam = z.strictObject({ id: Id });
 
@@ -16,19 +17,20 @@ export function projectRoutes(r: Routes, deps: Deps): void {
   r.add({
     method: 'post', path: '/projects', tag: 'Projects', summary: 'Create a project, with a board from a template',
     scope: 'projects:write', status: 201, body: CreateProjectInput,
-    response: envelope(ProjectWithBoards, 'ProjectWithBoardsResponse'),
-    handler: async ({ req, body }) => ({ data: await projects.createProject(actorOf(req), body, deps) }),
+    response: envelope(ProjectWithBoards, 'ProjectWithBoardsResponse'), conditional: 'create',
+    handler: async ({ req, res, body }) => tagged(res, await projects.createProjectVersioned(actorOf(req), body, deps)),
   });
   r.add({
     method: 'get', path: '/projects/:id', tag: 'Projects', summary: 'A project with its boards', params: idParam,
-    response: envelope(ProjectWithBoards, 'ProjectWithBoardsResponse'),
-    handler: async ({ req, params }) => ({ data: await projects.getProject(actorOf(req), params.id, deps) }),
+    response: envelope(ProjectWithBoards, 'ProjectWithBoardsResponse'), conditional: 'read',
+    handler: async ({ req, res, params }) => taggedRead(req, res, await projects.getProjectVersioned(actorOf(req), params.id, deps)),
   });
   r.add({
     method: 'patch', path: '/projects/:id', tag: 'Projects', summary: 'Rename or describe a project', params: idParam,
     scope: 'projects:write', body: UpdateProjectInput,
-    response: envelope(Project, 'ProjectResponse'),
-    handler: async ({ req, params, body }) => ({ data: await projects.updateProject(actorOf(req), params.id, body, deps) }),
+    response: envelope(Project, 'ProjectResponse'), conditional: 'write',
+    handler: async ({ req, res, params, body }) =>
+      tagged(res, await conditionalWrite(res, () => projects.updateProjectVersioned(actorOf(req), params.id, body, deps, ifMatch(req)))),
   });
   r.add({
     method: 'get', path: '/boards', tag: 'Boards', summary: 'Boards visible to the key',

@@ -3,6 +3,7 @@ import {
   Task, TaskContext, tasks, TaskSummary, UpdateTaskInput, z, type Deps,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
+import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.js';
 
 const refParam = z.strictObject({ ref: z.string().min(1).max(100).openapi({ description: 'Task id or key', example: 'WEB-12' }) });
 const TaskResponse = envelope(Task, 'TaskResponse');
@@ -16,28 +17,30 @@ export function taskRoutes(r: Routes, deps: Deps): void {
   r.add({
     method: 'post', path: '/tasks', tag: 'Tasks', summary: 'Create a task',
     description: 'Assignees are notified and the board automations run.',
-    scope: 'tasks:write', status: 201, body: CreateTaskInput, response: TaskResponse,
-    handler: async ({ req, body }) => ({ data: await tasks.createTask(actorOf(req), body, deps) }),
+    scope: 'tasks:write', status: 201, body: CreateTaskInput, response: TaskResponse, conditional: 'create',
+    handler: async ({ req, res, body }) => tagged(res, await tasks.createTaskVersioned(actorOf(req), body, deps)),
   });
   r.add({
     method: 'get', path: '/tasks/:ref', tag: 'Tasks', summary: 'A task, full form', scope: 'tasks:read', params: refParam,
-    response: TaskResponse,
-    handler: async ({ req, params }) => ({ data: await tasks.getTask(actorOf(req), params.ref, deps) }),
+    response: TaskResponse, conditional: 'read',
+    handler: async ({ req, res, params }) => taggedRead(req, res, await tasks.getTaskVersioned(actorOf(req), params.ref, deps)),
   });
   r.add({
     method: 'patch', path: '/tasks/:ref', tag: 'Tasks', summary: 'Change a task (only the fields sent)',
-    scope: 'tasks:write', params: refParam, body: UpdateTaskInput, response: TaskResponse,
-    handler: async ({ req, params, body }) => ({ data: await tasks.updateTask(actorOf(req), params.ref, body, deps) }),
+    scope: 'tasks:write', params: refParam, body: UpdateTaskInput, response: TaskResponse, conditional: 'write',
+    handler: async ({ req, res, params, body }) =>
+      tagged(res, await conditionalWrite(res, () => tasks.updateTaskVersioned(actorOf(req), params.ref, body, deps, ifMatch(req)))),
   });
   r.add({
     method: 'delete', path: '/tasks/:ref', tag: 'Tasks', summary: 'Delete a task and its time logs for good',
-    scope: 'tasks:write', params: refParam, status: 204,
-    handler: async ({ req, params }) => tasks.deleteTask(actorOf(req), params.ref, deps),
+    scope: 'tasks:write', params: refParam, status: 204, conditional: 'write',
+    handler: async ({ req, res, params }) => conditionalWrite(res, () => tasks.deleteTask(actorOf(req), params.ref, deps, ifMatch(req))),
   });
   r.add({
     method: 'post', path: '/tasks/:ref/move', tag: 'Tasks', summary: 'Move a task to a column and position',
-    scope: 'tasks:write', status: 201, params: refParam, body: MoveTaskInput, response: TaskResponse,
-    handler: async ({ req, params, body }) => ({ data: await tasks.moveTask(actorOf(req), params.ref, body, deps) }),
+    scope: 'tasks:write', status: 201, params: refParam, body: MoveTaskInput, response: TaskResponse, conditional: 'write',
+    handler: async ({ req, res, params, body }) =>
+      tagged(res, await conditionalWrite(res, () => tasks.moveTaskVersioned(actorOf(req), params.ref, body, deps, ifMatch(req)))),
   });
   r.add({
     method: 'get', path: '/tasks/:ref/context', tag: 'Tasks', summary: 'The task with its discussion, as Markdown',
