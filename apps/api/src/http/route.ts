@@ -107,7 +107,8 @@ export class Routes {
       responses[code] = { description: ERRORS[code] ?? conflictText(code), content: { 'application/json': { schema: ErrorBody } } };
     }
     const conditionalHeaders = def.conditional ? describeConditional(def.conditional, responses) : [];
-    describeRateLimit(responses);
+    // Only /v1 is rate limited (the operator API is not).
+    if (this.prefix === '/v1') describeRateLimit(responses);
     if (def.method === 'post') describeIdempotency(responses);
     const scopeText = def.scope ? `Right: \`${def.scope}\`.` : 'Any valid key.';
     this.registry.registerPath({
