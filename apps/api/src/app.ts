@@ -3,7 +3,7 @@ import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
 import { auth, DomainError, type Deps } from '@tt/domain';
-import { authenticateKey, errorHandler, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
+import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
 import { adminRoutes } from './admin/admin.routes.js';
 import { automationAdminRoutes } from './admin/automations.routes.js';
 import { idempotencyKeys } from './http/idempotency.js';
@@ -28,6 +28,8 @@ export interface ApiDeps {
   publicUrl?: string | undefined;
   /** Queue and outbox relay, for the operator's job endpoints. */
   jobs?: JobSystem | undefined;
+  /** Bearer token for GET /metrics (METRICS_TOKEN); unset = open. */
+  metricsToken?: string | undefined;
 }
 
 /** The REST API and operator API as an Express app, with no listening socket. */
@@ -36,6 +38,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
   app.disable('x-powered-by');
   app.set('trust proxy', a.trustProxy);
   app.set('query parser', 'simple');
+  app.use(httpMetrics('api'));
   app.use(requestLogger(a.logger));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/ready', async (_req, res) => {
@@ -43,6 +46,8 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
     const ok = Object.values(checks).every(Boolean);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks });
   });
+  // In embedded mode this one endpoint shows the whole process: api, mcp and the job handlers.
+  app.get('/metrics', metricsRoute({ jobs: a.jobs, token: a.metricsToken }));
 
   const registry = new OpenAPIRegistry();
   const v1 = express.Router();

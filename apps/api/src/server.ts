@@ -27,7 +27,7 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<ApiSe
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   const { app } = createApiApp({
     deps: rt.deps, logger, limiter: rt.limiter, adminToken, trustProxy: trustProxy(config.TRUST_PROXY),
-    ready: () => rt.ready(), publicUrl: config.PUBLIC_URL, jobs: rt.jobs,
+    ready: () => rt.ready(), publicUrl: config.PUBLIC_URL, jobs: rt.jobs, metricsToken: config.METRICS_TOKEN,
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));

@@ -2,16 +2,18 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
-import { authenticateKey, errorHandler, notFoundRoute, rateLimit, requestLogger, type Runtime } from '@tt/http';
+import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type Runtime } from '@tt/http';
 import { hostGuard, sendRpcError } from './host-guard.js';
 import { buildMcpServer } from './server.js';
 
 export interface McpAppOptions {
-  runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready'>;
+  runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'>;
   logger: Logger;
   trustProxy: boolean | number | string;
   /** Host names accepted in Host and Origin headers of /mcp. */
   allowedHosts: readonly string[];
+  /** GET /metrics (with an optional bearer token); false where another server of the process serves it (embedded). */
+  metrics?: { token?: string | undefined } | false;
 }
 
 /** The MCP gateway as an Express app, with no listening socket. */
@@ -20,6 +22,7 @@ export function createMcpApp(o: McpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', o.trustProxy);
+  app.use(httpMetrics('mcp'));
   app.use(requestLogger(o.logger));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/ready', async (_req, res) => {
@@ -27,6 +30,7 @@ export function createMcpApp(o: McpAppOptions): Express {
     const ok = Object.values(checks).every(Boolean);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks });
   });
+  if (o.metrics !== false) app.get('/metrics', metricsRoute({ jobs: o.runtime.jobs, token: o.metrics?.token }));
 
   // Same limiter keys as REST, so a key has one budget across both.
   const keyed = (req: Request) => (req.actor ? `key:${req.actor.key.id}` : `ip:${req.ip ?? 'unknown'}`);

@@ -11,6 +11,10 @@ export interface McpOptions {
   host: string;
   logLevel: string;
   trustProxy?: string | undefined;
+  /** Bearer token for GET /metrics (METRICS_TOKEN); unset = open. */
+  metricsToken?: string | undefined;
+  /** Serve GET /metrics (default); embedded mode serves the process's metrics on the api port instead. */
+  metrics?: boolean;
 }
 
 export interface McpServerHandle {
@@ -27,6 +31,7 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
   const logger = createLogger(opts.logLevel, 'mcp');
   const app = createMcpApp({
     runtime, logger, trustProxy: trustProxy(opts.trustProxy), allowedHosts: allowedHosts(process.env.MCP_ALLOWED_HOSTS),
+    metrics: opts.metrics === false ? false : { token: opts.metricsToken },
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? reject(err) : resolve(s)));

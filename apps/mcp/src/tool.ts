@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { timeToolCall, toolOutcome } from '@tt/http';
 import { DomainError, formatIssues, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 
 /** What a tool handler gets: the key's user and the use-case deps. Never the request. */
@@ -74,13 +75,19 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
   }
   server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = allowed.get(request.params.name);
+    // Metrics label only names this server's tools, so made-up names cannot add series.
+    const done = timeToolCall(tools.some((t) => t.name === request.params.name) ? request.params.name : 'unknown');
     if (!tool) {
+      done('denied');
       return { isError: true, content: [{ type: 'text', text: `not_found: no tool ${request.params.name}; tools/list shows the tools this key may use` }] };
     }
     try {
       const args = validate(tool.input, request.params.arguments ?? {});
-      return await tool.run(args as z.output<Input>, ctx);
+      const result = await tool.run(args as z.output<Input>, ctx);
+      done(result.isError ? 'error' : 'ok');
+      return result;
     } catch (e) {
+      done(toolOutcome(e));
       return errorResult(e, ctx, tool.name);
     }
   });

@@ -1,2 +1,2 @@
-export { createWorkerApp, metricsText, startWorker, type WorkerHandle } from './worker.js';
+export { createWorkerApp, startWorker, type WorkerHandle } from './worker.js';
 export { loadWorkerConfig, WorkerConfigSchema, type WorkerConfig } from './config.js';

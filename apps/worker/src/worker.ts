@@ -1,27 +1,17 @@
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { closeServer, createLogger, createRuntime, type Runtime } from '@tt/http';
-import type { JobStats } from '@tt/jobs';
+import { closeServer, createLogger, createRuntime, httpMetrics, metricsRoute, type Runtime } from '@tt/http';
 import type { WorkerConfig } from './config.js';
 
-/** Prometheus text of the queue gauges. */
-export function metricsText(stats: JobStats): string {
-  const gauges: Array<[string, string, number]> = [
-    ['tt_jobs_waiting', 'Jobs waiting in the queue', stats.waiting],
-    ['tt_jobs_active', 'Jobs being handled', stats.active],
-    ['tt_jobs_delayed', 'Jobs waiting for a retry', stats.delayed],
-    ['tt_jobs_failed', 'Jobs in the failed set', stats.failed],
-    ['tt_jobs_completed', 'Finished jobs still kept by the queue', stats.completed],
-    ['tt_outbox_pending', 'Outbox rows not yet relayed to the queue', stats.outboxPending],
-  ];
-  return gauges.map(([name, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} gauge\n${name} ${value}\n`).join('');
-}
-
-/** Health, readiness (database, Redis, and the queue's depth and failed count) and Prometheus metrics. */
-export function createWorkerApp(runtime: Runtime): Express {
+/**
+ * Health, readiness (database, Redis, and the queue's depth and failed count) and Prometheus metrics (the process's
+ * registry with the queue gauges read at each scrape; behind `metricsToken` when one is set).
+ */
+export function createWorkerApp(runtime: Runtime, o: { metricsToken?: string | undefined } = {}): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(httpMetrics('worker'));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/ready', async (_req, res) => {
     const checks = await runtime.ready();
@@ -30,13 +20,7 @@ export function createWorkerApp(runtime: Runtime): Express {
     const ok = Object.values(checks).every(Boolean);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks, queue: stats ?? null });
   });
-  app.get('/metrics', async (_req, res) => {
-    try {
-      res.type('text/plain; version=0.0.4').send(metricsText(await runtime.jobs.stats()));
-    } catch (err) {
-      res.status(503).type('text/plain').send(`# queue unreachable: ${(err as Error).message}\n`);
-    }
-  });
+  app.get('/metrics', metricsRoute({ jobs: runtime.jobs, token: o.metricsToken }));
   return app;
 }
 
@@ -60,7 +44,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
     queuePrefix: config.QUEUE_PREFIX,
   });
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createWorkerApp(runtime).listen(config.WORKER_PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+    const s = createWorkerApp(runtime, { metricsToken: config.METRICS_TOKEN }).listen(config.WORKER_PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.WORKER_PORT;

@@ -5,3 +5,4 @@ export * from './logging.js';
 export * from './lifecycle.js';
 export * from './runtime.js';
 export * from './config.js';
+export * from './metrics.js';
