@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency, requestFingerprint, type Deps } from '@tt/domain';
+import { TaskTrackerClient, type FetchLike, type ResponseInfo } from '@tt/sdk';
 import { startHarness, type Harness, type TestResponse, type TestWorkspace } from './test/harness.js';
 
 let h: Harness;
@@ -181,5 +182,28 @@ describe('Idempotency-Key on POST', () => {
       }
     }
     expect(posts).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe('the SDK over a connection that loses answers', () => {
+  it('resends a create whose answer was lost with the same key and gets the first task back', async () => {
+    let lost = 0;
+    // The request reaches the API and runs; its answer is lost on the way back, as when a proxy drops the connection.
+    const flaky: FetchLike = async (url, init) => {
+      const res = await fetch(url, init);
+      if (init.method === 'POST' && lost++ === 0) throw new TypeError('socket hang up');
+      return res;
+    };
+    const seen: ResponseInfo[] = [];
+    const client = new TaskTrackerClient({ baseUrl: `${h.base}/v1`, apiKey: ws.token, fetch: flaky, onResponse: (r) => seen.push(r) });
+    const task = await client.tasks.create({ title: 'Lost answer', boardId: board.id });
+    expect(seen.map((r) => [r.status, r.replayed])).toEqual([[201, true]]);
+    expect(await tasksTitled('Lost answer')).toBe(1);
+    const again = await client.tasks.create({ title: 'Lost answer', boardId: board.id }, { idempotencyKey: 'sdk-explicit' });
+    const replay = await client.tasks.create({ title: 'Lost answer', boardId: board.id }, { idempotencyKey: 'sdk-explicit' });
+    expect(replay.id).toBe(again.id);
+    expect(again.id).not.toBe(task.id);
+    expect(seen.slice(1).map((r) => r.replayed)).toEqual([false, true]);
+    expect(await tasksTitled('Lost answer')).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { ApiError, apiErrorFrom, ConnectionError, parseRateLimit, TaskTrackerError, TimeoutError, type RateLimitInfo } from './errors.js';
 import { operations, type OperationId, type OperationSpec, type RequestSpec } from './operations.js';
 import type { ItemOf, Page, PagedOperationId, ResponseOf } from './responses.js';
+import { idempotencyKeyFor, resendable, resendDelayMs } from './idempotency.js';
 
 /** The `fetch` the client calls; any WHATWG-compatible implementation works. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -12,8 +13,16 @@ export interface ClientOptions {
   apiKey: string;
   /** Time limit of each HTTP attempt in milliseconds; default 30 000; 0 = none. */
   timeoutMs?: number;
-  /** How many times a 429 answer is retried after waiting `retry-after`; default 2; 0 = never. */
+  /**
+   * How many times a 429 answer is retried after waiting `retry-after`, and a POST carrying an Idempotency-Key is resent
+   * after a lost connection, a timeout, a 5xx or 409 idempotency_conflict; default 2; 0 = never.
+   */
   maxRetries?: number;
+  /**
+   * Give every `/v1` POST an Idempotency-Key (a new UUID per call unless the call passes one) so it can be resent
+   * safely; default true. With false, only calls passing `idempotencyKey` are resent.
+   */
+  idempotencyKeys?: boolean;
   /** Longest wait before a retry; a longer `retry-after` fails at once with the 429 ApiError. Default 60 000 ms. */
   maxRetryDelayMs?: number;
   /** A custom fetch (tests, proxies, instrumentation); default the global fetch. */
@@ -38,6 +47,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Sent as `x-request-id`; the server echoes it and logs under it. */
   requestId?: string;
+  /**
+   * Idempotency-Key of this POST: sending the call again with the same key (a retry after a timeout, even from another
+   * process) returns the first answer instead of doing it twice. Reuse it only for the same request.
+   */
+  idempotencyKey?: string;
 }
 
 export interface RetryInfo {
@@ -55,6 +69,8 @@ export interface ResponseInfo {
   status: number;
   requestId: string | null;
   rateLimit: RateLimitInfo | null;
+  /** True when the answer is the stored answer of an earlier call with the same Idempotency-Key. */
+  replayed: boolean;
 }
 
 export type QueryInput = Record<string, string | number | boolean | Date | readonly (string | number)[] | null | undefined>;
@@ -129,10 +145,27 @@ export class HttpClient {
     const url = this.root + path + queryString((input.query ?? {}) as QueryInput);
     const maxRetries = opts.maxRetries ?? this.options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const maxDelay = this.options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+    const key = idempotencyKeyFor(spec, opts.idempotencyKey, [this.options.headers, opts.headers], this.options.idempotencyKeys !== false && maxRetries > 0);
     for (let attempt = 0; ; attempt++) {
-      const { res, text } = await this.attempt(spec.method, url, path, input.body, accept, opts);
+      let answer: { res: Response; text: string };
+      try {
+        answer = await this.attempt(spec.method, url, path, input.body, accept, { ...opts, idempotencyKey: key });
+      } catch (e) {
+        // Resent only with a key: then a request that did get through is replayed, not done twice. (onRetry reports answers.)
+        if (key === undefined || attempt >= maxRetries || !resendable(e)) throw e;
+        await sleep(Math.min(resendDelayMs(e, attempt), maxDelay), opts.signal);
+        continue;
+      }
+      const { res, text } = answer;
       if (res.ok) return { status: res.status, text };
       const error = apiErrorFrom(res, parseJson(text), spec.method, path, parseRateLimit(res.headers));
+      if (key !== undefined && error.status !== 429 && attempt < maxRetries && resendable(error)) {
+        const delayMs = resendDelayMs(error, attempt);
+        if (delayMs > maxDelay) throw error;
+        this.options.onRetry?.({ method: spec.method, path, attempt: attempt + 1, delayMs, error });
+        await sleep(delayMs, opts.signal);
+        continue;
+      }
       if (error.status !== 429 || attempt >= maxRetries) throw error;
       const delayMs = retryDelayMs(error, attempt);
       if (delayMs > maxDelay) throw error;
@@ -172,7 +205,9 @@ export class HttpClient {
     }
     const rateLimit = parseRateLimit(res.headers);
     if (rateLimit) this.lastRateLimit = rateLimit;
-    this.options.onResponse?.({ method, path, status: res.status, requestId: res.headers.get('x-request-id'), rateLimit });
+    this.options.onResponse?.({
+      method, path, status: res.status, requestId: res.headers.get('x-request-id'), rateLimit, replayed: res.headers.get('idempotent-replayed') === 'true',
+    });
     return { res, text };
   }
 
@@ -186,6 +221,11 @@ export class HttpClient {
     const h: Record<string, string> = { accept, ...this.options.headers, ...opts.headers, authorization: `Bearer ${this.options.apiKey}` };
     if (hasBody) h['content-type'] = 'application/json';
     if (opts.requestId) h['x-request-id'] = opts.requestId;
+    if (opts.idempotencyKey !== undefined) {
+      // One header, whatever casing the caller's headers used.
+      for (const name of Object.keys(h)) if (name.toLowerCase() === 'idempotency-key') delete h[name];
+      h['idempotency-key'] = opts.idempotencyKey;
+    }
     return h;
   }
 }

@@ -4,6 +4,7 @@ export type { CallInput, ClientOptions, FetchLike, QueryInput, RequestOptions, R
 export { ApiError, ConnectionError, isApiError, TaskTrackerError, TimeoutError } from './errors.js';
 export type { RateLimitInfo } from './errors.js';
 export { operations } from './operations.js';
+export { newIdempotencyKey } from './idempotency.js';
 export type { OperationId, Operations, OperationSpec } from './operations.js';
 export type { Envelope, ItemOf, Page, PagedOperationId, ResponseOf, ResponseSchemas } from './responses.js';
 export type * from './types.js';

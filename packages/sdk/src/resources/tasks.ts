@@ -29,7 +29,10 @@ export class Tasks {
     return (await this.http.call('getTasksByRef', { params: { ref } }, opts)).data;
   }
 
-  /** Creates a task as the key's user; assignees are notified and board automations run. */
+  /**
+   * Creates a task as the key's user; assignees are notified and board automations run. Retry-safe: pass
+   * `{ idempotencyKey }` (else one is generated per call) and a resend returns the first task instead of a second one.
+   */
   async create(input: CreateTaskInput, opts?: RequestOptions): Promise<Task> {
     return (await this.http.call('postTasks', { body: input }, opts)).data;
   }
