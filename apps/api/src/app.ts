@@ -8,6 +8,7 @@ import { adminRoutes } from './admin/admin.routes.js';
 import { automationAdminRoutes } from './admin/automations.routes.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
+import { docsPages } from './docs-page.js';
 import { buildOpenApi } from './openapi.js';
 import { companyRoutes } from './routes/company/company.routes.js';
 import { projectRoutes } from './routes/projects/projects.routes.js';
@@ -48,6 +49,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
   });
   // In embedded mode this one endpoint shows the whole process: api, mcp and the job handlers.
   app.get('/metrics', metricsRoute({ jobs: a.jobs, token: a.metricsToken }));
+  app.use(docsPages());
 
   const registry = new OpenAPIRegistry();
   const v1 = express.Router();

@@ -113,6 +113,15 @@ export interface TaskDetails {
   docIds: string[];
   position: number | null;
 }
+/** A task with what deciding its visibility needs: its board's members (null = an open board). */
+export interface TaskView {
+  task: TaskRecord;
+  boardMemberIds: string[] | null;
+}
+/** A task with its details, read in one query. */
+export interface TaskFullView extends TaskView {
+  details: TaskDetails;
+}
 export interface TimeLogRecord {
   id: string;
   workspaceId: string;
@@ -383,6 +392,8 @@ export interface Repos {
   keys: {
     create(input: Omit<KeyRecord, 'id' | 'revokedAt' | 'createdAt'> & { tokenHash: string }): Promise<KeyRecord>;
     byHash(tokenHash: string): Promise<KeyRecord | undefined>;
+    /** The key of a token hash with its user (and teams) and workspace, read together in one query. */
+    authenticate(tokenHash: string): Promise<{ key: KeyRecord; user: UserRecord; workspace: WorkspaceRecord } | undefined>;
     get(id: string): Promise<KeyRecord | undefined>;
     update(id: string, patch: { expiresAt: number | null }): Promise<KeyRecord | undefined>;
     revoke(id: string, at: number): Promise<boolean>;
@@ -420,6 +431,10 @@ export interface Repos {
     insert(task: TaskInsert, number: number, key: string, rank: number): Promise<TaskRecord>;
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;
+    /** A task by id or key with its board's members, in one query. */
+    view(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskView | undefined>;
+    /** A task by id or key (workspaceId null: by id in any workspace) with its board's members and details, in one query. */
+    fullView(workspaceId: string | null, ref: { id?: string; key?: string }, viewerId: string | null): Promise<TaskFullView | undefined>;
     byIds(workspaceId: string, ids: string[]): Promise<TaskRecord[]>;
     /** Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all) and column position. */
     details(task: TaskRecord, viewerId: string | null): Promise<TaskDetails>;

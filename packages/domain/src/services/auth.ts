@@ -39,16 +39,15 @@ export async function authenticate(req: AuthRequest, deps: Deps): Promise<Actor>
   const token = bearerToken(req.authorization);
   if (token === undefined) throw new DomainError('unauthorized', 'Send the API key as Authorization: Bearer <key>');
   if (!token) throw new DomainError('invalid_key', 'The Authorization header is not a Bearer key');
-  const key = await deps.store.keys.byHash(hashToken(token));
-  if (!key || key.revokedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');
-  const user = await deps.store.users.getAny(key.userId);
-  if (!user || user.deletedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');
+  // One round trip, never cached: a revoked key or a deleted user fails on the very next request in every process.
+  const found = await deps.store.keys.authenticate(hashToken(token));
+  if (!found || found.key.revokedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');
+  const { key, user, workspace } = found;
+  if (user.deletedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');
   if (key.expiresAt !== null && key.expiresAt <= deps.now()) throw new DomainError('key_expired', 'The API key has expired');
   if (key.allowedIps.length > 0 && !ipAllowed(req.ip, key.allowedIps)) {
     throw new DomainError('ip_not_allowed', `Requests from ${req.ip ?? 'this address'} are not allowed for this key`);
   }
-  const workspace = await deps.store.workspaces.get(key.workspaceId);
-  if (!workspace) throw new DomainError('invalid_key', 'The API key is not valid');
   const limits = PLAN_LIMITS[workspace.plan];
   if (!limits.api) throw new DomainError('plan_required', `The ${workspace.plan} plan does not include the API; upgrade to team or business`);
   if (req.surface === 'mcp' && !limits.mcp) {

@@ -19,11 +19,13 @@ export const taskRef = (ref: string): { id?: string; key?: string } => (TASK_KEY
 
 /** A task by id or key that the actor may see (its project and board visible), or 404. */
 export async function visibleTask(actor: Actor, ref: string, repos: Repos): Promise<TaskRecord> {
-  const task = await repos.tasks.get(actor.workspace.id, taskRef(ref));
-  if (!task || !canSeeProject(actor, task.projectId)) throw notFound('Task');
-  const board = await repos.boards.get(actor.workspace.id, task.boardId);
-  if (!board || !canSeeBoard(actor, board)) throw notFound('Task');
-  return task;
+  return seen(actor, await repos.tasks.view(actor.workspace.id, taskRef(ref))).task;
+}
+
+/** The view when the actor may see the task (its project and board), else 404. */
+function seen<V extends TaskView>(actor: Actor, view: V | undefined): V {
+  if (!view || !canSeeBoard(actor, { projectId: view.task.projectId, memberIds: view.boardMemberIds })) throw notFound('Task');
+  return view;
 }
 
 /** A task by id or key that the actor may see, or undefined. */
@@ -101,18 +103,15 @@ function doneAtFor(category: string, previous: number | null, now: number): numb
   return previous ?? now;
 }
 
-async function full(actor: Actor | null, task: TaskRecord, repos: Repos): Promise<Task> {
-  return presentTask(task, await repos.tasks.details(task, actor?.user.id ?? null));
+/** The full form as stored now (one query: the row, its details and its version). */
+async function versioned(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos): Promise<Versioned<Task>> {
+  const view = await repos.tasks.fullView(task.workspaceId, { id: task.id }, actor?.user.id ?? null);
+  if (!view) throw notFound('Task');
+  return { data: presentTask(view.task, view.details), version: view.task.version };
 }
 
-async function versioned(actor: Actor, task: TaskRecord, repos: Repos): Promise<Versioned<Task>> {
-  return { data: await full(actor, task, repos), version: task.version };
-}
-
-async function reload(actor: Actor, id: string, repos: Repos): Promise<TaskRecord> {
-  const task = await repos.tasks.get(actor.workspace.id, { id });
-  if (!task) throw notFound('Task');
-  return task;
+async function full(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos): Promise<Task> {
+  return (await versioned(actor, task, repos)).data;
 }
 
 /** Creates a task and queues its notifications and automations with the same commit; with the new task's version. */
@@ -185,7 +184,9 @@ export const createTask = withoutVersion(createTaskVersioned);
 
 export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:read');
-  return versioned(actor, await visibleTask(actor, ref, deps.store), deps.store);
+  // The row, its visibility and its details in one query.
+  const view = seen(actor, await deps.store.tasks.fullView(actor.workspace.id, taskRef(ref), actor.user.id));
+  return { data: presentTask(view.task, view.details), version: view.task.version };
 }
 export const getTask = withoutVersion(getTaskVersioned);
 
@@ -290,7 +291,7 @@ export async function updateTaskVersioned(
     if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
       await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
     }
-    return versioned(actor, await reload(actor, task.id, repos), repos);
+    return versioned(actor, task, repos);
   });
   deps.jobs.notify();
   return result;
@@ -319,7 +320,7 @@ export async function moveTaskVersioned(
       doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
       updatedAt: now,
     });
-    return versioned(actor, await reload(actor, task.id, repos), repos);
+    return versioned(actor, task, repos);
   });
 }
 export const moveTask = withoutVersion(moveTaskVersioned);

@@ -4,6 +4,7 @@ import * as timeDocsMeetings from './002-time-docs-meetings.js';
 import * as notificationsAutomations from './003-notifications-automations.js';
 import * as idempotency from './004-idempotency.js';
 import * as versions from './005-versions.js';
+import * as speed from './008-speed.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
   '005-versions': versions,
+  '008-speed': speed,
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => Object.keys(MIGRATIONS).sort(),
   getMigrationName: (name) => name,

@@ -1,23 +1,32 @@
 import type { Knex } from 'knex';
 import { DomainError, type KeyRecord, type Repos, type TeamRecord, type UserRecord, type WorkspaceRecord } from '@tt/domain';
+import { columnMap } from '../columns.js';
 import { escapeLike, newId, numOrNull, pageById } from '../util.js';
 
 type Row = Record<string, any>;
 
-const workspace = (r: Row): WorkspaceRecord => ({
-  id: r.id, name: r.name, plan: r.plan, timezone: r.timezone, memberKeysEnabled: r.member_keys_enabled,
+const orNull = (v: unknown) => v ?? null;
+
+const WORKSPACE = columnMap<WorkspaceRecord>('workspaces', {
+  id: 'id', name: 'name', plan: 'plan', timezone: 'timezone', memberKeysEnabled: 'member_keys_enabled',
 });
-const user = (r: Row): UserRecord => ({
-  id: r.id, workspaceId: r.workspace_id, name: r.name, login: r.login, role: r.role, isAdmin: r.is_admin,
-  teamIds: r.team_ids ?? [], deletedAt: numOrNull(r.deleted_at),
+const USER = columnMap<UserRecord>('users', {
+  id: 'id', workspaceId: 'workspace_id', name: 'name', login: 'login', role: 'role', isAdmin: 'is_admin',
+  teamIds: { column: 'team_ids', readOnly: true, read: (v) => v ?? [] }, deletedAt: { column: 'deleted_at', read: numOrNull },
 });
-const key = (r: Row): KeyRecord => ({
-  id: r.id, workspaceId: r.workspace_id, userId: r.user_id, scopes: r.scopes, projectIds: r.project_ids ?? null,
-  expiresAt: numOrNull(r.expires_at), allowedIps: r.allowed_ips, revokedAt: numOrNull(r.revoked_at), createdAt: Number(r.created_at),
+const KEY = columnMap<KeyRecord>('api_keys', {
+  id: 'id', workspaceId: 'workspace_id', userId: 'user_id', scopes: 'scopes', projectIds: { column: 'project_ids', read: orNull },
+  expiresAt: { column: 'expires_at', read: numOrNull }, allowedIps: 'allowed_ips', revokedAt: { column: 'revoked_at', read: numOrNull },
+  createdAt: { column: 'created_at', read: Number },
 });
-const team = (r: Row): TeamRecord => ({
-  id: r.id, workspaceId: r.workspace_id, name: r.name, description: r.description, leadId: r.lead_id ?? null, memberIds: r.member_ids ?? [],
+const TEAM = columnMap<TeamRecord>('teams', {
+  id: 'id', workspaceId: 'workspace_id', name: 'name', description: 'description', leadId: { column: 'lead_id', read: orNull },
+  memberIds: { column: 'member_ids', readOnly: true, read: (v) => v ?? [] },
 });
+const workspace = WORKSPACE.read;
+const user = USER.read;
+const key = KEY.read;
+const team = TEAM.read;
 
 const TEAM_IDS = `coalesce((select array_agg(tm.team_id order by tm.team_id) from team_members tm where tm.user_id = users.id), '{}') as team_ids`;
 const MEMBER_IDS = `coalesce((select array_agg(tm.user_id order by tm.user_id) from team_members tm where tm.team_id = teams.id), '{}') as member_ids`;
@@ -26,7 +35,7 @@ export function workspaceRepo(db: Knex): Repos['workspaces'] {
   return {
     async create(input) {
       const [row] = await db('workspaces')
-        .insert({ id: newId('ws'), name: input.name, plan: input.plan, timezone: input.timezone, member_keys_enabled: input.memberKeysEnabled, created_at: Date.now() })
+        .insert({ ...WORKSPACE.write({ ...input, id: newId('ws') }), created_at: Date.now() })
         .returning('*');
       return workspace(row);
     },
@@ -35,11 +44,7 @@ export function workspaceRepo(db: Knex): Repos['workspaces'] {
       return row ? workspace(row) : undefined;
     },
     async update(id, patch) {
-      const data: Row = {};
-      if (patch.name !== undefined) data.name = patch.name;
-      if (patch.plan !== undefined) data.plan = patch.plan;
-      if (patch.timezone !== undefined) data.timezone = patch.timezone;
-      if (patch.memberKeysEnabled !== undefined) data.member_keys_enabled = patch.memberKeysEnabled;
+      const data = WORKSPACE.write(patch);
       const [row] = Object.keys(data).length
         ? await db('workspaces').where({ id }).update(data).returning('*')
         : await db('workspaces').where({ id });
@@ -53,7 +58,7 @@ export function userRepo(db: Knex): Repos['users'] {
   return {
     async create(input) {
       const [row] = await db('users')
-        .insert({ id: newId('usr'), workspace_id: input.workspaceId, name: input.name, login: input.login, role: input.role, is_admin: input.isAdmin, created_at: Date.now() })
+        .insert({ ...USER.write({ ...input, id: newId('usr') }), created_at: Date.now() })
         .returning('*');
       return user(row);
     },
@@ -92,7 +97,7 @@ export function teamRepo(db: Knex): Repos['teams'] {
   return {
     async create(input) {
       const id = newId('team');
-      await db('teams').insert({ id, workspace_id: input.workspaceId, name: input.name, description: input.description, lead_id: input.leadId });
+      await db('teams').insert(TEAM.write({ ...input, id }));
       if (input.memberIds.length) await db('team_members').insert(input.memberIds.map((u) => ({ team_id: id, user_id: u })));
       const row = await db('teams').select('teams.*', db.raw(MEMBER_IDS)).where({ id }).first();
       return team(row);
@@ -113,16 +118,22 @@ export function keyRepo(db: Knex): Repos['keys'] {
   return {
     async create(input) {
       const [row] = await db('api_keys')
-        .insert({
-          id: newId('key'), workspace_id: input.workspaceId, user_id: input.userId, token_hash: input.tokenHash, scopes: input.scopes,
-          project_ids: input.projectIds, expires_at: input.expiresAt, allowed_ips: input.allowedIps, created_at: Date.now(),
-        })
+        .insert({ ...KEY.write({ ...input, id: newId('key'), createdAt: Date.now() }), token_hash: input.tokenHash })
         .returning('*');
       return key(row);
     },
     async byHash(tokenHash) {
       const row = await db('api_keys').where({ token_hash: tokenHash }).first();
       return row ? key(row) : undefined;
+    },
+    async authenticate(tokenHash) {
+      // Key, user (with teams) and workspace in one round trip; nothing cached, so a revoked key fails at once.
+      const row: Row | undefined = await db('api_keys')
+        .join('users', 'users.id', 'api_keys.user_id')
+        .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+        .where('api_keys.token_hash', tokenHash)
+        .first([...KEY.select(), ...USER.selectAs('u_'), db.raw(TEAM_IDS.replace(' as team_ids', ' as u_team_ids')), ...WORKSPACE.selectAs('w_')]);
+      return row && { key: KEY.read(row), user: USER.readAs(row, 'u_'), workspace: WORKSPACE.readAs(row, 'w_') };
     },
     async get(id) {
       const row = await db('api_keys').where({ id }).first();

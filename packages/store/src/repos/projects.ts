@@ -11,10 +11,18 @@ const project = (r: Row): ProjectRecord => ({
 });
 const status = (r: Row): StatusRecord => ({ id: r.id, boardId: r.board_id, name: r.name, category: r.category, position: r.position });
 
-/** Boards with their columns, in two queries whatever the number of boards. */
+/** A board's columns as one column of its own row (see STATUS_LIST), so a board with its columns is one query. */
+const STATUS_LIST = `coalesce((select json_agg(json_build_object('id', s.id, 'board_id', s.board_id, 'name', s.name, 'category', s.category,
+  'position', s.position) order by s.position) from statuses s where s.board_id = boards.id), '[]') as status_list`;
+
+/** Boards with their columns: read along in STATUS_LIST, or else in one more query whatever the number of boards. */
 async function withStatuses(db: Knex, rows: Row[]): Promise<BoardRecord[]> {
   if (!rows.length) return [];
-  const statuses = await db('statuses').whereIn('board_id', rows.map((r) => r.id)).orderBy(['board_id', 'position']);
+  const inline = rows.every((r) => r.status_list !== undefined);
+  const parse = (v: unknown): Row[] => (typeof v === 'string' ? JSON.parse(v) : (v as Row[]));
+  const statuses: Row[] = inline
+    ? rows.flatMap((r) => parse(r.status_list))
+    : await db('statuses').whereIn('board_id', rows.map((r) => r.id)).orderBy(['board_id', 'position']);
   const byBoard = new Map<string, StatusRecord[]>();
   for (const s of statuses) {
     const list = byBoard.get(s.board_id) ?? [];
@@ -93,7 +101,7 @@ export function boardRepo(db: Knex): Repos['boards'] {
       return (await withStatuses(db, [row]))[0]!;
     },
     async get(workspaceId, id) {
-      const q = db('boards').where({ id });
+      const q = db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id });
       if (workspaceId !== null) q.where({ workspace_id: workspaceId });
       const row = await q.first();
       return row ? (await withStatuses(db, [row]))[0] : undefined;
@@ -107,7 +115,7 @@ export function boardRepo(db: Knex): Repos['boards'] {
     },
     async byProjects(workspaceId, projectIds, userId) {
       if (!projectIds.length) return [];
-      const rows = await visibleTo(db('boards').where({ workspace_id: workspaceId }).whereIn('project_id', projectIds), userId).orderBy('id');
+      const rows = await visibleTo(db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ workspace_id: workspaceId }).whereIn('project_id', projectIds), userId).orderBy('id');
       return withStatuses(db, rows);
     },
     async countInProject(projectId) {

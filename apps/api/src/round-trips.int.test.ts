@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
+
+let h: Harness;
+let ws: TestWorkspace;
+let project: any;
+
+/** SQL statements a request sends to the database (the outbox relay's polling left out). */
+async function queriesOf(db: Knex, send: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const listener = (q: { sql: string }) => {
+    if (!/\boutbox\b/.test(q.sql)) seen.push(q.sql);
+  };
+  db.on('query', listener);
+  try {
+    await send();
+  } finally {
+    db.off('query', listener);
+  }
+  return seen;
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  ws = await h.workspace();
+  project = (await h.call(ws.token, 'POST', '/projects', { name: 'Trips', key: 'TRP', template: 'scrum' })).body.data;
+});
+afterAll(() => h.close());
+
+describe('database round trips per request', () => {
+  it('GET /tasks/{key} is two statements: the key (with user, teams and workspace) and the full task', async () => {
+    const parent = (await h.call(ws.token, 'POST', '/tasks', { title: 'parent', projectId: project.id })).body.data;
+    const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'child', projectId: project.id, parentId: parent.id })).body.data;
+    await h.call(ws.token, 'POST', `/tasks/${t.key}/time`, { seconds: 600, date: '2025-01-02' });
+    await h.runtime.jobs.drain();
+    let res: any;
+    const sql = await queriesOf(h.runtime.db, async () => {
+      res = await h.call(ws.token, 'GET', `/tasks/${parent.key}`);
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ key: parent.key, subtaskIds: [t.id], position: 0 });
+    expect(sql, sql.join('\n')).toHaveLength(2);
+    const child = await h.call(ws.token, 'GET', `/tasks/${t.id}`);
+    expect(child.body.data).toMatchObject({ parentId: parent.id, timeSpentSeconds: 600, position: 1 });
+    expect(child.body.data.timeLogs).toMatchObject([{ seconds: 600, date: '2025-01-02', taskKey: t.key }]);
+  });
+
+  it('GET /tasks is two statements whatever the filter: the key, then rows and total together', async () => {
+    await h.runtime.jobs.drain();
+    for (const query of [`projectId=${project.id}&category=todo`, '', 'label=x&priority=high', 'q=child', `updatedSince=${Date.now() - 60_000}`]) {
+      let res: any;
+      const sql = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'GET', `/tasks?${query}`);
+      });
+      expect(res.status, query).toBe(200);
+      expect(typeof res.body.total, query).toBe('number');
+      expect(sql, `${query}\n${sql.join('\n')}`).toHaveLength(2);
+    }
+    // A person filter first resolves the person (an id, a login or a name): one lookup more, never one per row.
+    const sql = await queriesOf(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?assigneeId=${ws.adminUser.id}`));
+    expect(sql.length).toBeLessThanOrEqual(3);
+  });
+
+  it('a revoked key fails on the next request: nothing serves it from a cache', async () => {
+    const user = await ws.user();
+    const key = await ws.key(user.id);
+    expect((await h.call(key.token, 'GET', '/tasks')).status).toBe(200);
+    expect((await h.op('DELETE', `/keys/${key.id}`)).status).toBe(204);
+    expect((await h.call(key.token, 'GET', '/tasks')).status).toBe(401);
+  });
+});

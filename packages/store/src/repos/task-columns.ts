@@ -1,0 +1,111 @@
+import type { Knex } from 'knex';
+import type { AttachmentRecord, CommentRecord, TaskDetails, TaskRecord, TimeLogRecord } from '@tt/domain';
+import { columnMap } from '../columns.js';
+import { dayOrNull, num, numOrNull } from '../util.js';
+
+type Row = Record<string, any>;
+
+const orNull = (v: unknown) => v ?? null;
+const text = (v: unknown) => (v ?? '') as string;
+
+/** The tasks table; status name and category come from the joined column (statuses). */
+export const TASK = columnMap<TaskRecord>('tasks', {
+  id: 'id', workspaceId: 'workspace_id', projectId: 'project_id', boardId: 'board_id', statusId: 'status_id',
+  statusName: { column: 'status_name', readOnly: true }, statusCategory: { column: 'status_category', readOnly: true },
+  number: 'number', key: 'key', title: 'title', type: 'type', priority: 'priority',
+  assigneeId: { column: 'assignee_id', read: orNull }, assigneeIds: 'assignee_ids', reporterId: 'reporter_id', labels: 'labels',
+  dueDate: { column: 'due_date', read: dayOrNull }, parentId: { column: 'parent_id', read: orNull },
+  timeEstimateSeconds: { column: 'time_estimate_seconds', read: num }, timeSpentSeconds: { column: 'time_spent_seconds', read: num },
+  descriptionHtml: { column: 'description_html', read: text }, descriptionText: { column: 'description_text', read: text },
+  checklist: { column: 'checklist', read: (v) => v ?? [], write: (v) => JSON.stringify(v) },
+  rank: { column: 'rank', read: Number }, archivedAt: { column: 'archived_at', read: numOrNull }, doneAt: { column: 'done_at', read: numOrNull },
+  createdAt: { column: 'created_at', read: Number }, updatedAt: { column: 'updated_at', read: Number },
+  version: { column: 'version', read: Number },
+});
+
+/** List rows leave out the description and checklist, which lists never show. */
+const SUMMARY_FIELDS = TASK.fields.filter(
+  (f) => f !== 'descriptionHtml' && f !== 'descriptionText' && f !== 'checklist',
+);
+const STATUS = ['statuses.name as status_name', 'statuses.category as status_category'];
+export const TASK_SELECT = [...TASK.select(), ...STATUS];
+export const SUMMARY_SELECT = [...TASK.select(SUMMARY_FIELDS), ...STATUS];
+
+export const COMMENT = columnMap<CommentRecord>('comments', {
+  id: 'id', workspaceId: 'workspace_id', taskId: 'task_id', authorId: 'author_id', text: 'text', replyTo: { column: 'reply_to', read: orNull },
+  mentionIds: 'mention_ids', createdAt: { column: 'created_at', read: Number },
+});
+
+export const ATTACHMENT = columnMap<AttachmentRecord>('attachments', {
+  id: 'id', taskId: 'task_id', name: 'name', size: { column: 'size', read: Number }, type: 'type',
+});
+
+/**
+ * The details of the full form as columns of the task's own row: subtasks, attachments, time logs, linked pages the
+ * viewer may read (null viewer = every page) and the position in the column, each a correlated subquery on its index.
+ */
+function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
+  return [
+    db.raw(`coalesce((select array_agg(s.id order by s.id) from tasks s where s.parent_id = tasks.id), '{}') as subtask_ids`),
+    db.raw(
+      `coalesce((select json_agg(json_build_object('id', a.id, 'taskId', a.task_id, 'name', a.name, 'size', a.size, 'type', a.type) order by a.id)
+                 from attachments a where a.task_id = tasks.id), '[]') as attachment_list`,
+    ),
+    db.raw(
+      `coalesce((select json_agg(json_build_object('id', l.id, 'workspaceId', l.workspace_id, 'taskId', l.task_id, 'projectId', l.project_id,
+                   'userId', l.user_id, 'seconds', l.seconds, 'date', l.date, 'note', l.note, 'createdAt', l.created_at) order by l.date, l.id)
+                 from time_logs l where l.task_id = tasks.id), '[]') as time_log_list`,
+    ),
+    db.raw(
+      `coalesce((select array_agg(d.id order by d.path) from doc_tasks dt join docs d on d.id = dt.doc_id join doc_spaces sp on sp.id = d.space_id
+                 where dt.task_id = tasks.id and (?::text is null or sp.member_ids is null or ?::text = any(sp.member_ids))), '{}') as doc_ids`,
+      [viewerId, viewerId],
+    ),
+    db.raw(
+      `case when tasks.archived_at is null then (select count(*) from tasks p where p.status_id = tasks.status_id and p.archived_at is null
+         and (p.rank, p.id) < (tasks.rank, tasks.id)) end as column_position`,
+    ),
+  ];
+}
+
+const parsed = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+
+function details(r: Row, task: TaskRecord): TaskDetails {
+  return {
+    subtaskIds: r.subtask_ids ?? [],
+    attachments: parsed<AttachmentRecord[]>(r.attachment_list),
+    timeLogs: parsed<Array<Omit<TimeLogRecord, 'taskKey'>>>(r.time_log_list).map((l) => ({ ...l, taskKey: task.key, date: dayOrNull(l.date)! })),
+    docIds: r.doc_ids ?? [],
+    position: numOrNull(r.column_position),
+  };
+}
+
+export interface TaskRef {
+  id?: string;
+  key?: string;
+}
+
+/**
+ * One query for a task by id or key: its row, its column's name and category, its board's members (for
+ * visibility) and, when `viewerId` is given (null = the operator), its details. workspaceId null = any workspace.
+ */
+export async function viewTask(
+  db: Knex,
+  workspaceId: string | null,
+  ref: TaskRef,
+  withDetails: { viewerId: string | null } | null,
+): Promise<{ task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails | null } | undefined> {
+  const q = db('tasks')
+    .join('statuses', 'statuses.id', 'tasks.status_id')
+    .join('boards', 'boards.id', 'tasks.board_id')
+    .select([...TASK_SELECT, 'boards.member_ids as board_member_ids']);
+  if (workspaceId !== null) q.where('tasks.workspace_id', workspaceId);
+  if (ref.id !== undefined) q.where('tasks.id', ref.id);
+  else if (workspaceId !== null) q.where('tasks.key', ref.key ?? '');
+  else return undefined;
+  if (withDetails) q.select(detailColumns(db, withDetails.viewerId));
+  const row: Row | undefined = await q.first();
+  if (!row) return undefined;
+  const task = TASK.read(row);
+  return { task, boardMemberIds: row.board_member_ids ?? null, details: withDetails ? details(row, task) : null };
+}
