@@ -11,11 +11,11 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '002-time-docs-meetings': timeDocsMeetings,
   '003-notifications-automations': notificationsAutomations,
   '004-idempotency': idempotency,
+  '005-versions': versions,
+  '008-speed': speed,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
-  '005-versions': versions,
-  '008-speed': speed,
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => Object.keys(MIGRATIONS).sort(),
   getMigrationName: (name) => name,

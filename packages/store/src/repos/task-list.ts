@@ -1,0 +1,143 @@
+import type { Knex } from 'knex';
+import { invalid, type PageRequest, type PageResult, type TaskFilter, type TaskRecord } from '@tt/domain';
+import { num } from '../util.js';
+import { SUMMARY_SELECT, TASK } from './task-columns.js';
+
+type Row = Record<string, any>;
+
+const TASK_KEY = /^[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}$/;
+
+/**
+ * Every GET /tasks filter as SQL on the indexed columns of tasks, without joins: the count of a large
+ * workspace then stays an index-only scan (tasks_active covers board_id and status_id).
+ */
+function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
+  const hiddenBoards = db('boards as hb')
+    .select('hb.id')
+    .where('hb.workspace_id', f.workspaceId)
+    .whereNotNull('hb.member_ids')
+    .whereRaw('not (? = any(hb.member_ids))', [f.userId]);
+  const q = db('tasks').where('tasks.workspace_id', f.workspaceId).whereNotIn('tasks.board_id', hiddenBoards);
+  if (f.visibleProjectIds) q.whereIn('tasks.project_id', f.visibleProjectIds);
+  if (f.projectId) q.where('tasks.project_id', f.projectId);
+  if (f.boardId) q.where('tasks.board_id', f.boardId);
+  if (f.statusId) q.where('tasks.status_id', f.statusId);
+  if (f.category) {
+    q.whereIn(
+      'tasks.status_id',
+      db('statuses as cs').join('boards as cb', 'cb.id', 'cs.board_id').select('cs.id').where({ 'cb.workspace_id': f.workspaceId, 'cs.category': f.category }),
+    );
+  }
+  if (f.assigneeId === 'none') q.whereRaw("tasks.assignee_ids = '{}'");
+  else if (f.assigneeId) q.whereRaw('tasks.assignee_ids @> array[?]::text[]', [f.assigneeId]);
+  if (f.reporterId) q.where('tasks.reporter_id', f.reporterId);
+  if (f.types?.length) q.whereIn('tasks.type', f.types);
+  if (f.priorities?.length) q.whereIn('tasks.priority', f.priorities);
+  if (f.labels?.length) q.whereRaw('tasks.labels @> ?::text[]', [f.labels]);
+  if (f.parentId === 'none') q.whereNull('tasks.parent_id');
+  else if (f.parentId && TASK_KEY.test(f.parentId)) {
+    q.whereIn('tasks.parent_id', db('tasks as p').select('p.id').where({ 'p.workspace_id': f.workspaceId, 'p.key': f.parentId.toUpperCase() }));
+  } else if (f.parentId) q.where('tasks.parent_id', f.parentId);
+  if (f.dueBefore) q.where('tasks.due_date', '<=', f.dueBefore);
+  if (f.updatedSince !== undefined) q.where('tasks.updated_at', '>', f.updatedSince);
+  if (f.q) {
+    const q2 = f.q;
+    q.where((w) =>
+      w
+        .whereRaw(
+          "tasks.search @@ (websearch_to_tsquery('simple', ?) || websearch_to_tsquery('english', ?) || websearch_to_tsquery('russian', ?))",
+          [q2, q2, q2],
+        )
+        .orWhere('tasks.key', q2.toUpperCase()),
+    );
+  }
+  if (f.archived === 'false') q.whereNull('tasks.archived_at');
+  else if (f.archived === 'true') q.whereNotNull('tasks.archived_at');
+  return q;
+}
+
+/** True when the filter names only fields the task_counts table is kept by (layout, type, priority, archived). */
+export function countedByCounters(f: TaskFilter): boolean {
+  return (
+    f.assigneeId === undefined && f.reporterId === undefined && f.labels === undefined && f.parentId === undefined &&
+    f.dueBefore === undefined && f.updatedSince === undefined && f.q === undefined
+  );
+}
+
+/**
+ * The exact total from the counters kept with every write: a sum over the workspace's columns (a few hundred
+ * rows), whatever the number of tasks. Closed boards the user is not on are left out, as in the rows.
+ */
+function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
+  const q = db('task_counts as tc')
+    .join('statuses as s', 's.id', 'tc.status_id')
+    .join('boards as b', 'b.id', 's.board_id')
+    .where('b.workspace_id', f.workspaceId)
+    .where((w) => w.whereNull('b.member_ids').orWhereRaw('? = any(b.member_ids)', [f.userId]))
+    .select(db.raw('coalesce(sum(tc.n), 0)::bigint as total'));
+  if (f.visibleProjectIds) q.whereIn('b.project_id', f.visibleProjectIds);
+  if (f.projectId) q.where('b.project_id', f.projectId);
+  if (f.boardId) q.where('b.id', f.boardId);
+  if (f.statusId) q.where('s.id', f.statusId);
+  if (f.category) q.where('s.category', f.category);
+  if (f.types?.length) q.whereIn('tc.type', f.types);
+  if (f.priorities?.length) q.whereIn('tc.priority', f.priorities);
+  if (f.archived !== 'all') q.where('tc.archived', f.archived === 'true');
+  return q;
+}
+
+/**
+ * The SQL behind GET /tasks, built but not run: `rows` (a page, limit + 1 to see if more follow), `count` (the
+ * exact total, from the counters when the filter allows, else counted on the filter's index) and `page`, both in
+ * one statement, so a page is one round trip. Exported so the plan of every filter can be checked.
+ */
+export function taskListQueries(
+  db: Knex,
+  f: TaskFilter,
+  page: PageRequest,
+): { page: Knex.QueryBuilder; rows: Knex.QueryBuilder; count: Knex.QueryBuilder; offset: number; counters: boolean } {
+  const base = filtered(db, f);
+  const rows = base.clone().join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
+  let offset = 0;
+  const order = f.orderBy === 'position' ? ['rank', 'id'] : ['id'];
+  if (f.orderBy === 'position') {
+    if (page.after !== undefined) {
+      const [rank, id, index] = page.after.split('|');
+      offset = Number(index);
+      if (id === undefined || !Number.isFinite(Number(rank)) || !Number.isInteger(offset)) {
+        throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
+      }
+      rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
+    }
+  } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
+  rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
+  rows.limit(page.limit + 1);
+  const counters = countedByCounters(f);
+  const count = counters ? counterTotal(db, f) : base.clone().select(db.raw('count(*) as total'));
+  // The total and the rows side by side: one row per task, or a single row of nulls beside the total when none match.
+  const combined = db
+    .select('c.total', 'r.*')
+    .from(count.as('c'))
+    .joinRaw('left join lateral ? as r on true', [rows as unknown as Knex.Value])
+    .orderBy(order.map((c) => ({ column: `r.${c}` })));
+  return { page: combined, rows, count, offset, counters };
+}
+
+/** Runs the page query of a filter: rows, the position after the last one, and the exact total. */
+export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>> {
+  const q = taskListQueries(db, f, page);
+  const all = (await q.page) as Row[];
+  const total = num(all[0]?.total);
+  const rows = all.filter((r) => r.id !== null && r.id !== undefined);
+  const more = rows.length > page.limit;
+  const kept = more ? rows.slice(0, page.limit) : rows;
+  const last = kept[kept.length - 1];
+  if (f.orderBy === 'position') {
+    return {
+      rows: kept.map((r, i) => ({ ...TASK.read(r), position: q.offset + i })),
+      next: more && last ? `${Number(last.rank)}|${last.id}|${q.offset + kept.length}` : null,
+      total,
+    };
+  }
+  return { rows: kept.map((r) => TASK.read(r)), next: more && last ? String(last.id) : null, total };
+}
