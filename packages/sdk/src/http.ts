@@ -84,6 +84,7 @@ export interface CallInput {
 interface RawAnswer {
   status: number;
   text: string;
+  etag: string | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -115,7 +116,20 @@ export class HttpClient {
 
   /** Sends any described request (the operator API uses this) and parses the JSON answer; undefined for 204. */
   async request<T>(spec: RequestSpec, input: CallInput = {}, opts: RequestOptions = {}): Promise<T> {
+    return (await this.requestTagged<T>(spec, input, opts)).body;
+  }
+
+  /** Calls an operation and returns its parsed JSON answer with the answer's ETag header (null when it has none). */
+  async callTagged<Op extends OperationId>(op: Op, input: CallInput = {}, opts: RequestOptions = {}): Promise<{ body: ResponseOf<Op>; etag: string | null }> {
+    return this.requestTagged<ResponseOf<Op>>(operations[op], input, opts);
+  }
+
+  private async requestTagged<T>(spec: RequestSpec, input: CallInput, opts: RequestOptions): Promise<{ body: T; etag: string | null }> {
     const answer = await this.send(spec, input, opts, 'application/json');
+    return { body: this.parse<T>(spec, answer), etag: answer.etag };
+  }
+
+  private parse<T>(spec: RequestSpec, answer: RawAnswer): T {
     if (spec.status === 204 || answer.text === '') return undefined as T;
     try {
       return JSON.parse(answer.text) as T;
@@ -157,7 +171,7 @@ export class HttpClient {
         continue;
       }
       const { res, text } = answer;
-      if (res.ok) return { status: res.status, text };
+      if (res.ok) return { status: res.status, text, etag: res.headers.get('etag') };
       const error = apiErrorFrom(res, parseJson(text), spec.method, path, parseRateLimit(res.headers));
       if (key !== undefined && error.status !== 429 && attempt < maxRetries && resendable(error)) {
         const delayMs = resendDelayMs(error, attempt);

@@ -3,6 +3,7 @@ export { HttpClient, queryString } from './http.js';
 export type { CallInput, ClientOptions, FetchLike, QueryInput, RequestOptions, ResponseInfo, RetryInfo } from './http.js';
 export { ApiError, ConnectionError, isApiError, TaskTrackerError, TimeoutError } from './errors.js';
 export type { RateLimitInfo } from './errors.js';
+export type { ConditionalOptions, Tagged } from './conditional.js';
 export { operations } from './operations.js';
 export { newIdempotencyKey } from './idempotency.js';
 export type { OperationId, Operations, OperationSpec } from './operations.js';

@@ -1,3 +1,4 @@
+import { tagged, withIfMatch, type ConditionalOptions, type Tagged } from '../conditional.js';
 import type { HttpClient, RequestOptions } from '../http.js';
 import type { Page } from '../responses.js';
 import type { CreateDocInput, Doc, DocSpace, DocSummary, ListDocsParams, UpdateDocInput } from '../types.js';
@@ -29,6 +30,11 @@ export class Docs {
     return (await this.http.call('getDocsById', { params: { id } }, opts)).data;
   }
 
+  /** A page in full form with its ETag, for a later `update` with `{ ifMatch: etag }`. */
+  async getWithEtag(id: string, opts?: RequestOptions): Promise<Tagged<Doc>> {
+    return tagged(await this.http.callTagged('getDocsById', { params: { id } }, opts), `GET /v1/docs/${id}`);
+  }
+
   /** A page as plain Markdown text. */
   async getMarkdown(id: string, opts?: RequestOptions): Promise<string> {
     return this.http.text('getDocsById', { params: { id }, query: { format: 'markdown' } }, opts);
@@ -39,8 +45,11 @@ export class Docs {
     return (await this.http.call('postDocs', { body: input }, opts)).data;
   }
 
-  /** Replaces the title and/or the whole content; the old text goes to version history. Needs `docs:write`. */
-  async update(id: string, input: UpdateDocInput, opts?: RequestOptions): Promise<Doc> {
-    return (await this.http.call('patchDocsById', { params: { id }, body: input }, opts)).data;
+  /**
+   * Replaces the title and/or the whole content; the old text goes to version history. Needs `docs:write`. With
+   * `ifMatch`, only if the page still has that ETag (else 412 `precondition_failed`).
+   */
+  async update(id: string, input: UpdateDocInput, opts?: ConditionalOptions): Promise<Doc> {
+    return (await this.http.call('patchDocsById', { params: { id }, body: input }, withIfMatch(opts))).data;
   }
 }

@@ -1,3 +1,4 @@
+import { tagged, withIfMatch, type ConditionalOptions, type Tagged } from '../conditional.js';
 import type { HttpClient, RequestOptions } from '../http.js';
 import type { Page } from '../responses.js';
 import type {
@@ -26,14 +27,19 @@ export class Projects {
     return (await this.http.call('getProjectsById', { params: { id } }, opts)).data;
   }
 
+  /** A project with its boards and its ETag (new boards and columns change it), for a later `update` with `{ ifMatch }`. */
+  async getWithEtag(id: string, opts?: RequestOptions): Promise<Tagged<ProjectWithBoards>> {
+    return tagged(await this.http.callTagged('getProjectsById', { params: { id } }, opts), `GET /v1/projects/${id}`);
+  }
+
   /** Creates a project, with a board from `template` (default `simple`; null = no board). Needs `projects:write`. */
   async create(input: CreateProjectInput, opts?: RequestOptions): Promise<ProjectWithBoards> {
     return (await this.http.call('postProjects', { body: input }, opts)).data;
   }
 
-  /** Renames or re-describes a project. Needs `projects:write`. */
-  async update(id: string, input: UpdateProjectInput, opts?: RequestOptions): Promise<Project> {
-    return (await this.http.call('patchProjectsById', { params: { id }, body: input }, opts)).data;
+  /** Renames or re-describes a project. Needs `projects:write`. With `ifMatch`, only if the project still has that ETag. */
+  async update(id: string, input: UpdateProjectInput, opts?: ConditionalOptions): Promise<Project> {
+    return (await this.http.call('patchProjectsById', { params: { id }, body: input }, withIfMatch(opts))).data;
   }
 }
 

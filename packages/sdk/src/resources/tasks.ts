@@ -1,3 +1,4 @@
+import { tagged, withIfMatch, type ConditionalOptions, type Tagged } from '../conditional.js';
 import type { HttpClient, RequestOptions } from '../http.js';
 import type { Page } from '../responses.js';
 import type {
@@ -29,6 +30,11 @@ export class Tasks {
     return (await this.http.call('getTasksByRef', { params: { ref } }, opts)).data;
   }
 
+  /** A task in full form with its ETag, for a later `update`, `move` or `delete` with `{ ifMatch: etag }`. */
+  async getWithEtag(ref: string, opts?: RequestOptions): Promise<Tagged<Task>> {
+    return tagged(await this.http.callTagged('getTasksByRef', { params: { ref } }, opts), `GET /v1/tasks/${ref}`);
+  }
+
   /**
    * Creates a task as the key's user; assignees are notified and board automations run. Retry-safe: pass
    * `{ idempotencyKey }` (else one is generated per call) and a resend returns the first task instead of a second one.
@@ -37,19 +43,22 @@ export class Tasks {
     return (await this.http.call('postTasks', { body: input }, opts)).data;
   }
 
-  /** Changes only the fields sent. */
-  async update(ref: string, input: UpdateTaskInput, opts?: RequestOptions): Promise<Task> {
-    return (await this.http.call('patchTasksByRef', { params: { ref }, body: input }, opts)).data;
+  /** Changes only the fields sent; with `ifMatch`, only if the task still has that ETag (else 412 `precondition_failed`). */
+  async update(ref: string, input: UpdateTaskInput, opts?: ConditionalOptions): Promise<Task> {
+    return (await this.http.call('patchTasksByRef', { params: { ref }, body: input }, withIfMatch(opts))).data;
   }
 
-  /** Deletes a task and its time logs for good. */
-  async delete(ref: string, opts?: RequestOptions): Promise<void> {
-    await this.http.call('deleteTasksByRef', { params: { ref } }, opts);
+  /** Deletes a task and its time logs for good; with `ifMatch`, only if the task still has that ETag. */
+  async delete(ref: string, opts?: ConditionalOptions): Promise<void> {
+    await this.http.call('deleteTasksByRef', { params: { ref } }, withIfMatch(opts));
   }
 
-  /** Moves a task to a column (and position, 0 = top), optionally on another board of the project. */
-  async move(ref: string, input: MoveTaskInput, opts?: RequestOptions): Promise<Task> {
-    return (await this.http.call('postTasksByRefMove', { params: { ref }, body: input }, opts)).data;
+  /**
+   * Moves a task to a column (and position, 0 = top), optionally on another board of the project; with `ifMatch`,
+   * only if the task still has that ETag.
+   */
+  async move(ref: string, input: MoveTaskInput, opts?: ConditionalOptions): Promise<Task> {
+    return (await this.http.call('postTasksByRefMove', { params: { ref }, body: input }, withIfMatch(opts))).data;
   }
 
   /** The task with its discussion, linked docs and meeting agreements, as Markdown text. */
