@@ -522,8 +522,14 @@ export interface Repos {
   idempotency: IdempotencyRepo;
   outbox: {
     add(jobs: OutboxJob[]): Promise<void>;
-    /** Locks up to `limit` unrelayed rows, oldest first, skipping rows another relay holds and `exceptIds`. */
-    claim(limit: number, exceptIds?: number[]): Promise<OutboxRow[]>;
+    /**
+     * Takes up to `limit` unrelayed, unclaimed rows, oldest first, skipping rows another relay has locked. With
+     * `holder` (an in-process queue, which marks rows done only once handled) the rows are marked claimed by it in
+     * the same statement, so the next claim passes them by through an index, however many are held.
+     */
+    claim(limit: number, holder?: string): Promise<OutboxRow[]>;
+    /** Frees unfinished rows claimed by any holder but `holder` (a previous run's in-process queue, lost with it). */
+    release(holder: string): Promise<number>;
     markRelayed(ids: number[], at: number): Promise<void>;
     /** Rows not yet relayed. */
     pending(): Promise<number>;

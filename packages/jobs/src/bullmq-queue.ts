@@ -73,7 +73,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
         }),
       );
     },
-    held: () => [],
+    backlog: () => 0,
     consume(processor, opts) {
       // A worker blocks on Redis, so it needs its own connection that retries forever. The BullMQ Worker is made
       // once that connection is up, for the same reason as the Queue above: one made on a connection that never

@@ -18,7 +18,7 @@ describe('the in-process queue', () => {
     expect(ran).toEqual(['a', 'b']);
     expect(settled).toEqual(['a:completed', 'b:completed']);
     expect(await q.counts()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 2 });
-    expect(q.held()).toEqual([]);
+    expect(q.backlog()).toBe(0);
   });
 
   it('retries a failing job with backoff and counts attempts', async () => {
@@ -49,8 +49,8 @@ describe('the in-process queue', () => {
       { id: 'p', name: 'notify.comment', payload: { n: 'p' }, failedReason: 'bad payload', attemptsMade: 1, createdAt: 1, failedAt: expect.any(Number) },
     ]);
     expect(settled).toEqual(['p:failed']);
-    // Still held: the relay does not hand the same outbox row over again.
-    expect(q.held()).toEqual(['p']);
+    // In the failed set, not the backlog: its outbox row is settled, so the relay does not hand it over again.
+    expect(q.backlog()).toBe(0);
     expect(await q.retry('nope')).toBe('not_found');
     fixed = true;
     expect(await q.retry('p')).toBe('retried');

@@ -28,9 +28,11 @@ export function createMemoryQueue(o: MemoryQueueOptions): JobQueue & { idle(): P
   let active = 0;
   let closing = false;
   let completed = 0;
+  // Kept as a count, not found by a scan of every entry: settling a job stays O(1) however many are held.
+  let delayed = 0;
   let idleWaiters: Array<() => void> = [];
 
-  const busy = () => active > 0 || waiting.length > 0 || [...entries.values()].some((e) => e.state === 'delayed');
+  const busy = () => active > 0 || waiting.length > 0 || delayed > 0;
   const settleIdle = () => {
     if (busy()) return;
     const ws = idleWaiters;
@@ -69,7 +71,9 @@ export function createMemoryQueue(o: MemoryQueueOptions): JobQueue & { idle(): P
         }
       } else {
         entry.state = 'delayed';
+        delayed++;
         entry.timer = setTimeout(() => {
+          delayed--;
           entry.timer = undefined;
           entry.state = 'waiting';
           waiting.push(entry.job.id);
@@ -103,7 +107,7 @@ export function createMemoryQueue(o: MemoryQueueOptions): JobQueue & { idle(): P
       // Started on a later tick: the caller may still hold the (single) database connection in a transaction.
       setImmediate(pump);
     },
-    held: () => [...entries.keys()],
+    backlog: () => waiting.length + active + delayed,
     consume(p, opts) {
       processor = p;
       concurrency = Math.max(1, opts.concurrency);

@@ -65,8 +65,8 @@ export interface JobQueue {
   readonly durable: boolean;
   /** Adds jobs; a job whose id the queue already holds is ignored. */
   add(jobs: QueuedJob[]): Promise<void>;
-  /** Ids of jobs this process holds and has not finished (in-process queue only). */
-  held(): string[];
+  /** Jobs this process holds and has not finished: waiting, running or waiting for a retry (in-process queue only). */
+  backlog(): number;
   consume(processor: JobProcessor, opts: ConsumeOptions): JobConsumer;
   counts(): Promise<QueueCounts>;
   /** Failed jobs, newest first. */

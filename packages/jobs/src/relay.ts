@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { JobSignal, Store } from '@tt/domain';
 import type { JobQueue, Log } from './queue.js';
 
@@ -12,6 +13,11 @@ export interface RelayOptions {
   addTimeoutMs?: number;
   /** Relayed rows are deleted after this long (the queue has long since dropped their ids). */
   keepMs?: number;
+  /**
+   * In-process queue: the most jobs it may hold unfinished. The rest wait in the outbox (on disk), so memory stays
+   * flat however far the handlers fall behind.
+   */
+  maxBacklog?: number;
 }
 
 export interface OutboxRelay extends JobSignal {
@@ -55,6 +61,10 @@ export function createOutboxRelay(o: RelayOptions): OutboxRelay {
   let failures = 0;
   const keepMs = o.keepMs ?? 86_400_000;
   let nextPrune = Date.now() + 600_000;
+  const maxBacklog = o.maxBacklog ?? 2000;
+  // This relay's mark on the rows its in-process queue holds; rows marked by an earlier run were lost with it.
+  const holder = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  let released = o.queue.durable;
 
   async function prune(): Promise<void> {
     if (Date.now() < nextPrune) return;
@@ -64,9 +74,16 @@ export function createOutboxRelay(o: RelayOptions): OutboxRelay {
   }
 
   async function relayOnce(): Promise<number> {
-    const held = o.queue.durable ? [] : o.queue.held().map(outboxRowIdOrNaN).filter((n) => !Number.isNaN(n));
+    if (!released) {
+      const n = await o.store.outbox.release(holder);
+      if (n) o.log.info({ rows: n }, 'outbox rows of an earlier run handed back to the queue');
+      released = true;
+    }
+    const room = o.queue.durable ? batch : Math.min(batch, maxBacklog - o.queue.backlog());
+    if (room <= 0) return 0;
     return o.store.transaction(async (repos) => {
-      const rows = await repos.outbox.claim(batch, held);
+      // One indexed statement whatever the queue holds: an in-process queue's rows are marked, not listed.
+      const rows = await repos.outbox.claim(room, o.queue.durable ? undefined : holder);
       if (!rows.length) return 0;
       await withTimeout(
         o.queue.add(rows.map((r) => ({ id: outboxJobId(r.id), name: r.name, payload: r.payload, timestamp: r.createdAt }))),
@@ -92,9 +109,11 @@ export function createOutboxRelay(o: RelayOptions): OutboxRelay {
         if (failures++ % 60 === 0) o.log.warn({ err: (err as Error).message, failures }, 'outbox relay failed; jobs stay in the outbox and are retried');
       }
       if (!running) break;
-      if (n >= batch || woken) continue;
+      const full = !o.queue.durable && o.queue.backlog() >= maxBacklog;
+      if (!full && (n >= batch || woken)) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs);
+        // A full in-process queue is looked at again soon: it drains on its own, without a commit to wake the relay.
+        const timer = setTimeout(resolve, full ? Math.min(pollMs, 20) : pollMs);
         timer.unref?.();
         wake = () => {
           clearTimeout(timer);
@@ -123,5 +142,3 @@ export function createOutboxRelay(o: RelayOptions): OutboxRelay {
     relayOnce,
   };
 }
-
-const outboxRowIdOrNaN = (jobId: string): number => outboxRowId(jobId) ?? Number.NaN;

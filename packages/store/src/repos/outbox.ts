@@ -12,14 +12,26 @@ export function outboxRepo(db: Knex): Repos['outbox'] {
       const now = Date.now();
       await db('outbox').insert(jobs.map((j) => ({ name: j.name, payload: JSON.stringify(j.payload), created_at: now })));
     },
-    async claim(limit, exceptIds = []) {
-      const q = db('outbox').whereNull('relayed_at');
-      if (exceptIds.length) q.whereNotIn('id', exceptIds);
-      // Several relays (api, mcp, worker processes) may run at once: each takes rows no other holds.
-      const rows: Row[] = await q.orderBy('id').limit(limit).forUpdate().skipLocked().select('id', 'name', 'payload', 'created_at');
-      return rows.map((r) => ({
-        id: Number(r.id), name: r.name, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload, createdAt: Number(r.created_at),
-      }));
+    async claim(limit, holder) {
+      // Several relays (api, mcp, worker processes) may run at once: each takes rows no other holds. The partial
+      // index outbox_unclaimed serves the scan, so its cost does not grow with the rows held or already relayed.
+      const next = db('outbox').whereNull('relayed_at').whereNull('claimed_by').orderBy('id').limit(limit).forUpdate().skipLocked();
+      const rows: Row[] =
+        holder === undefined
+          ? await next.select('id', 'name', 'payload', 'created_at')
+          : await db('outbox')
+              // = any(array(...)): the chosen ids are looked up by primary key, never a scan of the table to join them.
+              .whereRaw('id = any(array(?))', [next.select('id') as unknown as Knex.Value])
+              .update({ claimed_by: holder })
+              .returning(['id', 'name', 'payload', 'created_at']);
+      return rows
+        .map((r) => ({
+          id: Number(r.id), name: r.name, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload, createdAt: Number(r.created_at),
+        }))
+        .sort((a, b) => a.id - b.id);
+    },
+    async release(holder) {
+      return db('outbox').whereNull('relayed_at').whereNotNull('claimed_by').whereNot('claimed_by', holder).update({ claimed_by: null });
     },
     async markRelayed(ids, at) {
       if (!ids.length) return;
