@@ -35,7 +35,8 @@ const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = awai
   writeFileSync(secretsFile, JSON.stringify({ adminToken, demoKey }, null, 2), { mode: 0o600 });
 
   const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
-  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY }, runtime);
+  // One /metrics for the whole process, on the api port.
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false }, runtime);
   return { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp };
 });
 const exposed = config.HOST === '127.0.0.1' || config.HOST === 'localhost' || config.HOST === '::1' ? '' : `  (listening on ${config.HOST}: reachable from the network)`;
@@ -43,10 +44,12 @@ const exposed = config.HOST === '127.0.0.1' || config.HOST === 'localhost' || co
 const lines = [
   '',
   'Task tracker is running (embedded mode: PGlite under ' + dataDir + ', in-process queue)' + exposed,
+  `  API reference:  ${api.url}/docs`,
   `  REST API:       ${api.url}/v1   (OpenAPI: ${api.url}/v1/openapi.json)`,
   `  MCP endpoint:   ${mcp.url}/mcp`,
   `  Operator API:   ${api.url}/admin/v1`,
   `  Operator token: ${adminToken}`,
+  `  Metrics:        ${api.url}/metrics   (api, mcp and jobs of this process)`,
   `  Demo API key:   ${demoKey}   (all rights, user alice)`,
   '',
   `  Try: curl -H "Authorization: Bearer ${demoKey}" ${api.url}/v1/tasks`,

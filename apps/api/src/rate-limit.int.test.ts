@@ -21,11 +21,16 @@ describe('rate limit (in memory)', () => {
     const reset = Number(first.headers.get('x-ratelimit-reset'));
     expect(reset).toBeGreaterThan(0);
     expect(reset).toBeLessThanOrEqual(60);
+    // The IETF draft's fields carry the same figures.
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+    expect(first.headers.get('ratelimit')).toBe(`"default";r=4;t=${reset}`);
     for (let i = 0; i < 4; i++) await h.call(ws.token, 'GET', '/me');
     const limited = await h.call(ws.token, 'GET', '/me');
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+    expect(limited.headers.get('ratelimit')).toBe(`"default";r=0;t=${limited.headers.get('retry-after')}`);
     const other = await h.workspace();
     expect((await h.call(other.token, 'GET', '/me')).status).toBe(200);
   });
@@ -52,5 +57,34 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis', ()
       await a.close();
       await b.close();
     }
+  });
+});
+
+describe('rate-limit headers in the OpenAPI document', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  it('declares RateLimit-Policy, RateLimit and x-ratelimit-* on every /v1 operation, and Retry-After on 429', async () => {
+    const doc = (await fetch(`${h.base}/v1/openapi.json`).then((r) => r.json())) as any;
+    for (const name of ['RateLimit-Policy', 'RateLimit', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'Retry-After']) {
+      expect(doc.components.headers[name], name).toMatchObject({ description: expect.any(String), schema: expect.any(Object) });
+    }
+    let operations = 0;
+    for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        operations++;
+        for (const [code, response] of Object.entries<any>(op.responses)) {
+          const where = `${method.toUpperCase()} ${path} ${code}`;
+          expect(response.headers?.RateLimit, where).toEqual({ $ref: '#/components/headers/RateLimit' });
+          expect(response.headers?.['RateLimit-Policy'], where).toEqual({ $ref: '#/components/headers/RateLimit-Policy' });
+          expect(response.headers?.['x-ratelimit-remaining'], where).toBeDefined();
+          if (code === '429') expect(response.headers['Retry-After'], where).toEqual({ $ref: '#/components/headers/Retry-After' });
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(20);
   });
 });

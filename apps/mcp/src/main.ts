@@ -11,7 +11,7 @@ const { logger, runtime, mcp } = await startOrExit('mcp', async () => {
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger, migrate: migrateOnStart(config.MIGRATE_ON_START),
     queuePrefix: config.QUEUE_PREFIX,
   });
-  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY }, runtime);
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metricsToken: config.METRICS_TOKEN }, runtime);
   return { logger, runtime, mcp };
 });
 logger.info({ url: `${mcp.url}/mcp` }, 'mcp listening');
