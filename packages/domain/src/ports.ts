@@ -312,10 +312,17 @@ export interface TaskFilter {
   updatedSince?: number | undefined;
   q?: string | undefined;
   archived: 'false' | 'true' | 'all';
-  orderBy: 'created' | 'position';
+  orderBy: TaskOrder;
+  /** Any of these columns / categories (besides statusId and category, which stay single). */
+  statusIds?: string[] | undefined;
+  categories?: Category[] | undefined;
+  dueAfter?: string | undefined;
 }
 
 export type TaskInsert = Omit<TaskRecord, 'id' | 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
+/** created: oldest first; position: column order; priority: highest first; dueDate: soonest first, none last; updated: latest first. */
+export type TaskOrder = 'created' | 'position' | 'priority' | 'dueDate' | 'updated';
+
 export type TaskPatch = Partial<
   Pick<
     TaskRecord,
@@ -455,6 +462,8 @@ export interface Repos {
   };
   attachments: {
     insert(input: Omit<AttachmentRecord, 'id'>): Promise<AttachmentRecord>;
+    /** Newest first, keyset-paged. */
+    newest(taskId: string, page: PageRequest): Promise<PageResult<CommentRecord>>;
   };
   timeLogs: {
     insert(input: Omit<TimeLogRecord, 'id' | 'taskKey'>): Promise<TimeLogRecord>;
@@ -498,6 +507,10 @@ export interface Repos {
     /** Action items naming the task, from meetings the filter lets the user see, newest meeting first. */
     agreementsForTask(taskId: string, visibility: Pick<MeetingFilter, 'workspaceId' | 'userId' | 'teamIds' | 'visibleProjectIds'>): Promise<AgreementRecord[]>;
   };
+    /** The summary, with the meeting row locked until the transaction ends (null when there is none). */
+    lockSummary(id: string): Promise<MeetingSummaryRecord | null>;
+    /** Stores the summary after agreement `index` got its task, and indexes that agreement under the task. */
+    recordAgreementTask(id: string, index: number, summary: MeetingSummaryRecord): Promise<void>;
   notifications: {
     /** Inserts, skipping any (userId, eventKey) already there; returns how many were new. */
     insertMany(rows: Array<Omit<NotificationRecord, 'id' | 'readAt'>>): Promise<number>;

@@ -1,5 +1,6 @@
 import { z } from '../zod.js';
 import { Cursor, Id, Limit, Moment, Ts } from './common.js';
+import { oneLine } from './one-line.js';
 
 export const DocSpace = z.object({ id: Id, name: z.string(), description: z.string() }).openapi('DocSpace');
 export type DocSpace = z.infer<typeof DocSpace>;
@@ -25,7 +26,7 @@ export const Doc = DocSummary.extend({
 }).openapi('Doc');
 export type Doc = z.infer<typeof Doc>;
 
-const title = z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters');
+const title = oneLine(500);
 const content = z.string().max(1_000_000, 'must be at most 1000000 characters');
 const taskIds = z
   .array(Id)

@@ -8,3 +8,5 @@ export * from './doc.js';
 export * from './meeting.js';
 export * from './notification.js';
 export * from './automation.js';
+export * from './agreement.js';
+export * from './one-line.js';

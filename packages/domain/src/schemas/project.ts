@@ -1,5 +1,6 @@
 import { z } from '../zod.js';
 import { Id, Ts } from './common.js';
+import { oneLine } from './one-line.js';
 
 export const CATEGORIES = ['todo', 'progress', 'done'] as const;
 export const Category = z.enum(CATEGORIES);
@@ -37,7 +38,7 @@ export type Project = z.infer<typeof Project>;
 export const ProjectWithBoards = Project.extend({ boards: z.array(Board) }).openapi('ProjectWithBoards');
 export type ProjectWithBoards = z.infer<typeof ProjectWithBoards>;
 
-const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const name = oneLine(200);
 const description = z.string().max(20_000, 'must be at most 20000 characters');
 
 export const ProjectKey = z
@@ -75,7 +76,7 @@ export type CreateBoardInput = z.infer<typeof CreateBoardInput>;
 
 export const AddStatusInput = z
   .strictObject({
-    name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+    name: oneLine(100),
     category: Category.optional().openapi({ description: 'Default progress' }),
   })
   .openapi('AddStatusInput');

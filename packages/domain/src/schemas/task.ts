@@ -1,6 +1,7 @@
 import { z } from '../zod.js';
-import { Category } from './project.js';
+import { CATEGORIES, Category } from './project.js';
 import { commaEnum, commaList, Cursor, Day, Id, Limit, Moment, Ts } from './common.js';
+import { oneLine } from './one-line.js';
 
 export const TASK_TYPES = ['task', 'bug', 'story', 'epic'] as const;
 export const TaskType = z.enum(TASK_TYPES);
@@ -82,10 +83,10 @@ export const Task = TaskSummary.extend({
 }).openapi('Task');
 export type Task = z.infer<typeof Task>;
 
-const title = z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters');
+const title = oneLine(500);
 const html = z.string().max(200_000, 'must be at most 200000 characters');
 const labels = z
-  .array(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))
+  .array(oneLine(100))
   .max(50, 'at most 50 labels');
 const estimate = z.number().int('must be an integer').min(0, 'must not be negative').max(10 * 365 * 86400);
 const checklist = z.array(ChecklistItemInput).max(200, 'at most 200 items');
@@ -169,22 +170,27 @@ export const ListTasksQuery = z
   .strictObject({
     projectId: Id.optional(),
     boardId: Id.optional(),
-    statusId: Id.optional(),
-    category: Category.optional(),
-    assigneeId: Id.optional().openapi({ description: 'Any of assigneeIds; `none` = no assignee' }),
+    statusId: commaList.optional().openapi({ type: 'string', description: 'Column id, or a comma list of them (any of)' }),
+    category: commaEnum(CATEGORIES).optional().openapi({ type: 'string', description: 'todo, progress, done, or a comma list of them (any of)' }),
+    assigneeId: Id.optional().openapi({ description: 'Any of assigneeIds: a user id, login or `me`; `none` = no assignee' }),
     reporterId: Id.optional(),
     type: commaEnum(TASK_TYPES).optional(),
     priority: commaEnum(PRIORITIES).optional(),
     label: commaList.optional().openapi({ description: 'Comma list; the task must have all of them' }),
     parentId: Id.optional().openapi({ description: 'Subtasks of that task; `none` = top-level only' }),
-    dueBefore: Day.optional(),
+    dueBefore: Day.optional().openapi({ description: 'Due on or before this day' }),
+    dueAfter: Day.optional().openapi({ description: 'Due on or after this day' }),
     updatedSince: Moment.optional(),
     q: z.string().trim().min(1).max(200).optional().openapi({ description: 'Search in title, key and description' }),
     archived: z.enum(['false', 'true', 'all']).default('false'),
     orderBy: z
-      .enum(['created', 'position'])
+      .enum(['created', 'position', 'priority', 'dueDate', 'updated'])
       .default('created')
-      .openapi({ description: '`created` (default) or `position`: column order, top first; needs statusId' }),
+      .openapi({
+        description:
+          '`created` (default, oldest first), `position` (column order, top first; needs one statusId), `priority` (highest first), ' +
+          '`dueDate` (soonest first, undated last) or `updated` (latest change first)',
+      }),
     limit: Limit,
     cursor: Cursor.optional(),
   })

@@ -8,6 +8,7 @@ import type { Page } from '../schemas/common.js';
 import type { CreateDocSpaceInput } from '../schemas/meeting.js';
 import type { CreateDocInput, Doc, DocSpace, DocSummary, ListDocsQuery, UpdateDocInput } from '../schemas/doc.js';
 import { filterTaskId, findVisibleTask } from './tasks.js';
+import { withVisibleTaskIds } from './visibility.js';
 import { checkVersion, withoutVersion, type Versioned, type WriteOptions } from '../versions.js';
 
 /** The previous text of a page is kept at most once per this period. */
@@ -20,6 +21,8 @@ const presentSummary = (d: DocRecord): DocSummary => ({
 });
 const presentDoc = (d: DocRecord): Doc => ({ ...presentSummary(d), content: d.contentHtml, text: d.text, attachments: [] });
 
+/** A page as answered: links to tasks the key may not see are left out. */
+const shownDoc = async (actor: Actor, d: DocRecord, repos: Repos): Promise<Doc> => (await withVisibleTaskIds(actor, [presentDoc(d)], repos))[0]!;
 const readable = (actor: Actor, s: DocSpaceRecord): boolean => s.memberIds === null || s.memberIds.includes(actor.user.id);
 
 async function visibleSpace(actor: Actor, id: string, repos: Repos): Promise<DocSpaceRecord | undefined> {
@@ -63,12 +66,12 @@ export async function listDocs(actor: Actor, query: ListDocsQuery, deps: Deps): 
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },
   );
-  return { data: page.rows.map(presentSummary), nextCursor: encodeCursor(page.next), total: page.total };
+  return { data: await withVisibleTaskIds(actor, page.rows.map(presentSummary), deps.store), nextCursor: encodeCursor(page.next), total: page.total };
 }
 
 /** A page as shown to the actor, with its version. */
 const versionedDoc = async (actor: Actor, d: DocRecord, repos: Repos): Promise<Versioned<Doc>> => ({
-  data: presentDoc(d),
+  data: await shownDoc(actor, d, repos),
   version: d.version,
 });
 

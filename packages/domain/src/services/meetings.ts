@@ -9,6 +9,7 @@ import type {
   CreateMeetingFolderInput, CreateMeetingInput, ListMeetingsQuery, Meeting, MeetingFolder, MeetingWithSummary, Transcript,
 } from '../schemas/meeting.js';
 import { taskRef } from './tasks.js';
+import { visibleTasksById } from './visibility.js';
 
 const presentFolder = (f: MeetingFolderRecord): MeetingFolder => ({ id: f.id, name: f.name, parentId: f.parentId, teamIds: f.teamIds });
 const presentMeeting = (m: MeetingRecord): Meeting => ({
@@ -25,7 +26,7 @@ const folderVisible = (actor: Actor, f: MeetingFolderRecord): boolean =>
   f.teamIds.length === 0 || f.teamIds.some((t) => actor.user.teamIds.includes(t));
 
 /** A meeting in a folder the user may see, or their own personal one, and not of a project hidden from the key; else 404. */
-async function visibleMeeting(actor: Actor, id: string, repos: Repos): Promise<MeetingRecord> {
+export async function visibleMeeting(actor: Actor, id: string, repos: Repos): Promise<MeetingRecord> {
   const m = await repos.meetings.get(actor.workspace.id, id);
   if (!m) throw notFound('Meeting');
   if (m.projectId !== null && !canSeeProject(actor, m.projectId)) throw notFound('Meeting');
@@ -62,7 +63,11 @@ export async function listMeetings(actor: Actor, query: ListMeetingsQuery, deps:
 export async function getMeeting(actor: Actor, id: string, deps: Deps): Promise<MeetingWithSummary> {
   requireScope(actor, 'meetings:read');
   const m = await visibleMeeting(actor, id, deps.store);
-  return { ...presentMeeting(m), summary: m.summary };
+  if (!m.summary) return { ...presentMeeting(m), summary: null };
+  // An agreement may name a task the key must not see: the agreement stays, the reference goes.
+  const visible = await visibleTasksById(actor, m.summary.actionItems.flatMap((a) => (a.taskId ? [a.taskId] : [])), deps.store);
+  const actionItems = m.summary.actionItems.map((a) => ({ ...a, taskId: a.taskId && visible.has(a.taskId) ? a.taskId : null }));
+  return { ...presentMeeting(m), summary: { ...m.summary, actionItems } };
 }
 
 export async function getTranscript(actor: Actor, id: string, deps: Deps): Promise<Transcript> {

@@ -119,6 +119,19 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
   requireScope(actor, 'tasks:write');
   const result = await deps.store.transaction(async (repos) => {
     let board: BoardRecord;
+    const data = await createTaskIn(actor, input, repos, deps);
+    // The row is this transaction's own until it commits, so the version read here is the one of `data`.
+    return { data, version: (await repos.versions.lock('task', data.id)) ?? 1 };
+  });
+  deps.jobs.notify();
+  return result;
+}
+export const createTask = withoutVersion(createTaskVersioned);
+
+/** Creates a task inside the caller's transaction, so a task made from a meeting agreement commits with the agreement. */
+export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
+  requireScope(actor, 'tasks:write');
+  {
     if (input.boardId !== undefined) {
       board = await boardFor(actor, input.boardId, repos, 'boardId');
       if (input.projectId !== undefined && input.projectId !== board.projectId) {
@@ -175,12 +188,9 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
     }
     await repos.outbox.add(jobs);
     if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
-    return versioned(actor, task, repos);
-  });
-  deps.jobs.notify();
-  return result;
+    return full(actor, task, repos);
+  }
 }
-export const createTask = withoutVersion(createTaskVersioned);
 
 export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:read');
@@ -192,15 +202,23 @@ export const getTask = withoutVersion(getTaskVersioned);
 
 export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
   requireScope(actor, 'tasks:read');
-  if (query.orderBy === 'position' && query.statusId === undefined) {
+  const statusIds = query.statusId ?? [];
+  const categories = query.category ?? [];
+  if (query.orderBy === 'position' && statusIds.length !== 1) {
     throw invalid('orderBy', 'position order needs statusId (one column)');
   }
   const page = await deps.store.tasks.list(
     {
+  if (query.dueAfter && query.dueBefore && query.dueAfter > query.dueBefore) throw invalid('dueAfter', `must not be after dueBefore (${query.dueBefore})`);
+  // One value stays in the single-valued filter fields, which the store can count from its counters.
       workspaceId: actor.workspace.id, visibleProjectIds: actor.key.projectIds, userId: actor.user.id,
-      projectId: query.projectId, boardId: query.boardId, statusId: query.statusId, category: query.category,
-      assigneeId: query.assigneeId, reporterId: query.reporterId, types: query.type, priorities: query.priority,
-      labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, updatedSince: query.updatedSince,
+      projectId: query.projectId, boardId: query.boardId,
+      statusId: statusIds.length === 1 ? statusIds[0] : undefined, statusIds: statusIds.length > 1 ? statusIds : undefined,
+      category: categories.length === 1 ? categories[0] : undefined, categories: categories.length > 1 ? categories : undefined,
+      assigneeId: query.assigneeId === undefined || query.assigneeId === 'none' ? query.assigneeId : await filterUserId(actor, query.assigneeId, deps.store),
+      reporterId: query.reporterId === undefined ? undefined : await filterUserId(actor, query.reporterId, deps.store),
+      types: query.type, priorities: query.priority,
+      labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, dueAfter: query.dueAfter, updatedSince: query.updatedSince,
       q: query.q, archived: query.archived, orderBy: query.orderBy,
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },

@@ -4,6 +4,7 @@ import * as timeDocsMeetings from './002-time-docs-meetings.js';
 import * as notificationsAutomations from './003-notifications-automations.js';
 import * as idempotency from './004-idempotency.js';
 import * as versions from './005-versions.js';
+import * as mcpLinks from './007-mcp-links.js';
 import * as speed from './008-speed.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '003-notifications-automations': notificationsAutomations,
   '004-idempotency': idempotency,
   '005-versions': versions,
+  '007-mcp-links': mcpLinks,
   '008-speed': speed,
 };
 

@@ -103,6 +103,20 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
       const row = await db('meeting_transcripts').where({ meeting_id: id }).first();
       return row ? (typeof row.replicas === 'string' ? JSON.parse(row.replicas) : row.replicas) : [];
     },
+    async lockSummary(id) {
+      const row = await db('meetings').where({ id }).forUpdate().first('summary');
+      if (!row?.summary) return null;
+      return typeof row.summary === 'string' ? JSON.parse(row.summary) : row.summary;
+    },
+    async recordAgreementTask(id, index, summary) {
+      const item = summary.actionItems[index];
+      await db('meetings').where({ id }).update({ summary: JSON.stringify(summary) });
+      if (!item?.taskId) return;
+      await db('meeting_action_items')
+        .insert({ meeting_id: id, position: index, task_id: item.taskId, text: item.text, owner: item.owner, due: item.due })
+        .onConflict(['meeting_id', 'position'])
+        .merge(['task_id']);
+    },
     async agreementsForTask(taskId, f) {
       const rows = await visible(db, f)
         .join('meeting_action_items as ai', 'ai.meeting_id', 'meetings.id')

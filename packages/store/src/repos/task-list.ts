@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { invalid, type PageRequest, type PageResult, type TaskFilter, type TaskRecord } from '@tt/domain';
 import { num } from '../util.js';
 import { SUMMARY_SELECT, TASK } from './task-columns.js';
+import { extraFilters, hasExtraFilters, isKeyedOrder, keyedNext, keyedOrder, keyedOuterOrder } from './task-query.js';
 
 type Row = Record<string, any>;
 
@@ -53,12 +54,14 @@ function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   }
   if (f.archived === 'false') q.whereNull('tasks.archived_at');
   else if (f.archived === 'true') q.whereNotNull('tasks.archived_at');
+  extraFilters(db, q, f);
   return q;
 }
 
 /** True when the filter names only fields the task_counts table is kept by (layout, type, priority, archived). */
 export function countedByCounters(f: TaskFilter): boolean {
   return (
+    !hasExtraFilters(f) &&
     f.assigneeId === undefined && f.reporterId === undefined && f.labels === undefined && f.parentId === undefined &&
     f.dueBefore === undefined && f.updatedSince === undefined && f.q === undefined
   );
@@ -100,7 +103,9 @@ export function taskListQueries(
   const rows = base.clone().join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   let offset = 0;
   const order = f.orderBy === 'position' ? ['rank', 'id'] : ['id'];
-  if (f.orderBy === 'position') {
+  const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : null;
+  if (keyed) keyedOrder(db, rows, keyed, page.after);
+  else if (f.orderBy === 'position') {
     if (page.after !== undefined) {
       const [rank, id, index] = page.after.split('|');
       offset = Number(index);
@@ -110,7 +115,7 @@ export function taskListQueries(
       rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
     }
   } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
-  rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
+  if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
   const counters = countedByCounters(f);
   const count = counters ? counterTotal(db, f) : base.clone().select(db.raw('count(*) as total'));
@@ -119,7 +124,7 @@ export function taskListQueries(
     .select('c.total', 'r.*')
     .from(count.as('c'))
     .joinRaw('left join lateral ? as r on true', [rows as unknown as Knex.Value])
-    .orderBy(order.map((c) => ({ column: `r.${c}` })));
+    .orderBy(keyed ? keyedOuterOrder(keyed) : order.map((c) => ({ column: `r.${c}` })));
   return { page: combined, rows, count, offset, counters };
 }
 
@@ -139,5 +144,6 @@ export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Pro
       total,
     };
   }
+  if (isKeyedOrder(f.orderBy)) return { rows: kept.map((r) => TASK.read(r)), next: more && last ? keyedNext(f.orderBy, last) : null, total };
   return { rows: kept.map((r) => TASK.read(r)), next: more && last ? String(last.id) : null, total };
 }

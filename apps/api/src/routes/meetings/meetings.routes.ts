@@ -1,10 +1,14 @@
 import {
-  envelope, Id, ListMeetingsQuery, Meeting, MeetingFolder, meetings, MeetingWithSummary, paged, Transcript, TranscriptFormatQuery, z,
-  type Deps,
+  agreements, envelope, Id, ListMeetingsQuery, Meeting, MeetingFolder, meetings, MeetingWithSummary, paged, Task, TaskFromAgreementInput, Transcript,
+  TranscriptFormatQuery, z, type Deps,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
 
 const idParam = z.strictObject({ id: Id });
+const agreementParams = z.strictObject({
+  id: Id,
+  index: z.coerce.number().int('must be an integer').min(0, 'must not be negative').max(100_000).openapi({ type: 'integer', description: '0-based position in summary.actionItems' }),
+});
 
 export function meetingRoutes(r: Routes, deps: Deps): void {
   r.add({
@@ -22,6 +26,16 @@ export function meetingRoutes(r: Routes, deps: Deps): void {
     method: 'get', path: '/meetings/:id', tag: 'Meetings', summary: 'A meeting with its summary',
     scope: 'meetings:read', params: idParam, response: envelope(MeetingWithSummary, 'MeetingResponse'),
     handler: async ({ req, params }) => ({ data: await meetings.getMeeting(actorOf(req), params.id, deps) }),
+  });
+  r.add({
+    method: 'post', path: '/meetings/:id/action-items/:index/task', tag: 'Meetings', summary: 'Create a task from a meeting agreement',
+    description:
+      'Needs tasks:write and meetings:read. The body is that of POST /tasks, all optional: title defaults to the agreement text, ' +
+      'the assignee to its owner when the name or login fits exactly one person, dueDate to its due day, the place to the ' +
+      "meeting's project. The task id is recorded as summary.actionItems[index].taskId. An agreement makes one task: a second " +
+      'request answers 422 `rejected` naming the first task.',
+    scope: 'tasks:write', status: 201, params: agreementParams, body: TaskFromAgreementInput, response: envelope(Task, 'AgreementTaskResponse'),
+    handler: async ({ req, params, body }) => ({ data: (await agreements.createTaskFromAgreement(actorOf(req), params.id, params.index, body, deps)).task }),
   });
   r.add({
     method: 'get', path: '/meetings/:id/transcript', tag: 'Meetings', summary: 'The transcript (or text with format=text)',
