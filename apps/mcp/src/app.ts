@@ -5,6 +5,7 @@ import { DomainError } from '@tt/domain';
 import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type Runtime } from '@tt/http';
 import { hostGuard, sendRpcError } from './host-guard.js';
 import { buildMcpServer } from './server.js';
+import { parseSession } from './session.js';
 
 export interface McpAppOptions {
   runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'>;
@@ -40,15 +41,23 @@ export function createMcpApp(o: McpAppOptions): Express {
     res.setHeader('allow', 'POST');
     sendRpcError(res, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
   };
-  app.get('/mcp', notAllowed);
-  app.delete('/mcp', notAllowed);
+  // /mcp/readonly: the same server narrowed to read-only tools, for clients that cannot set headers.
+  const paths = ['/mcp', '/mcp/readonly'];
+  app.get(paths, notAllowed);
+  app.delete(paths, notAllowed);
   app.post(
-    '/mcp',
+    paths,
     express.json({ limit: '1mb' }),
     authenticateKey(deps, 'mcp'),
     rateLimit(limiter, keyed),
     async (req: Request, res: Response) => {
-      const server = buildMcpServer({ actor: req.actor!, deps, log: req.log ?? o.logger, requestId: req.id === undefined ? undefined : String(req.id) });
+      let session;
+      try {
+        session = parseSession({ readonly: req.get('x-mcp-readonly'), toolsets: req.get('x-mcp-toolsets') }, req.originalUrl.split('?')[0]!.endsWith('/readonly'));
+      } catch (e) {
+        return sendRpcError(res, 400, (e as Error).message, -32602);
+      }
+      const server = buildMcpServer({ actor: req.actor!, deps, log: req.log ?? o.logger, requestId: req.id === undefined ? undefined : String(req.id), session });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

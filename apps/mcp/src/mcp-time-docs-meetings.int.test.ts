@@ -64,11 +64,14 @@ describe('time tools', () => {
     expect(logged.text).toContain(`Logged 0.75h on ${task.key} for ${today('Europe/Moscow', Date.now())}`);
     await call(client, 'log_time', { task: task.key, seconds: 900, date: today('Europe/Moscow', Date.now()) });
     const report = await call(client, 'time_report', { groupBy: ['people', 'tasks', 'days'] });
+    const asJson = await call(client, 'time_report', { groupBy: ['people', 'tasks', 'days'], format: 'json' });
     expect(report.isError).toBeFalsy();
     expect(report.text).toContain('total 1h (3600 s)');
     expect(report.text).toContain('| Person | Task | Day | Hours | Entries |');
     expect(report.text).toContain(`| Alice Admin | ${task.key} Launch page |`);
-    expect((report.structuredContent as any).report.groupBy).toEqual(['user', 'task', 'day']);
+    expect((report.structuredContent as any).groupBy).toEqual(['user', 'task', 'day']);
+    expect((report.structuredContent as any).rows).toBeUndefined();
+    expect((asJson.structuredContent as any).rows).toHaveLength(1);
     const byProject = await call(client, 'time_report', { groupBy: ['projects'], projectIds: ['WEB'], userIds: ['me'] });
     expect(byProject.text).toContain('| WEB Website | 1 | 2 |');
   });
@@ -85,7 +88,7 @@ describe('time tools', () => {
     expect(wrongType.isError).toBe(true);
     expect(wrongType.text).toMatch(/^invalid_request: minutes: /);
     const unknownArg = await call(client, 'time_report', { groupBy: ['people'], colour: 'red' });
-    expect(unknownArg.text).toBe('invalid_request: colour: unknown field');
+    expect(unknownArg.text).toMatch(/^invalid_request: colour: unknown argument; allowed: from, to, groupBy, /);
     const missing = await call(client, 'log_time', { task: 'WEB-999', minutes: 5 });
     expect(missing.text).toMatch(/^not_found/);
   });
@@ -96,20 +99,21 @@ describe('doc tools', () => {
     const client = await connect(fullKey);
     const list = await call(client, 'list_docs', {});
     expect(list.text).toContain('- Handbook (');
-    expect(list.text).toContain('- Release checklist (');
-    const found = await call(client, 'list_docs', { space: 'handbook', query: 'deploying' });
+    expect(list.text).toMatch(/- doc_\w+, linked to 1 task\(s\): <untrusted-text kind="doc-title" id="doc_\w+">Release checklist<\/untrusted-text>/);
+    const found = await call(client, 'list_docs', { space: 'handbook', query: 'deploying', format: 'json' });
     const page = (found.structuredContent as any).pages[0];
     expect(page.title).toBe('Release checklist');
     const doc = await call(client, 'get_doc', { doc: page.id });
-    expect(doc.text).toMatch(/^# Release checklist\n\nCheck the staging deploy first/);
-    expect(doc.text).toContain(`Linked tasks: ${task.key}`);
+    expect(doc.text).toContain('>Release checklist</untrusted-text>');
+    expect(doc.text).toMatch(/<untrusted-text kind="page" id="doc_\w+" author="usr_\w+">\nCheck the staging deploy first\n<\/untrusted-text>/);
+    expect(doc.text).toContain(`linked tasks: ${task.key}`);
   });
 
   it('create_doc and update_doc take Markdown and store sanitized HTML with history', async () => {
     const client = await connect(fullKey);
     const created = await call(client, 'create_doc', { space: 'Handbook', title: 'Launch notes', content: '## Plan\n\n- **bold** step\n\n<script>alert(1)</script>' });
     expect(created.isError).toBeFalsy();
-    const id = (created.structuredContent as any).page.id;
+    const id = (created.structuredContent as any).id;
     const stored = await docs.getDoc(actor, id, runtime.deps);
     expect(stored.content).toContain('<h2>Plan</h2>');
     expect(stored.content).toContain('<strong>bold</strong>');
@@ -121,7 +125,7 @@ describe('doc tools', () => {
     expect((await docs.getDoc(actor, id, runtime.deps)).text).toBe('Replaced entirely');
     expect((await runtime.deps.store.docs.versions(id)).map((v) => v.text)).toEqual([expect.stringContaining('bold step')]);
     const tree = await call(client, 'list_docs', { space: 'Handbook' });
-    expect(tree.text).toMatch(/- Launch notes \([^)]*\)\n {2}- Child/);
+    expect(tree.text).toMatch(/- doc_\w+: <untrusted-text kind="doc-title" id="doc_\w+">Launch notes<\/untrusted-text>\n {2}- doc_\w+: <untrusted-text kind="doc-title" id="doc_\w+">Child</);
     const bad = await call(client, 'create_doc', { space: 'Nope', title: 'x' });
     expect(bad.isError).toBe(true);
     expect(bad.text).toMatch(/^invalid_request: space: no space Nope; spaces you can read: "Handbook"/);
@@ -132,11 +136,13 @@ describe('meeting tools', () => {
   it('list_meetings searches and get_meeting shows agreements, the transcript only when asked', async () => {
     const client = await connect(fullKey);
     const list = await call(client, 'list_meetings', { query: 'landing', from: '2026-11-01', to: '2026-11-30' });
-    expect(list.text).toContain(`- Launch planning (${meetingId})`);
+    expect(list.text).toContain(`- ${meetingId} — `);
+    expect(list.text).toContain(`<untrusted-text kind="meeting-title" id="${meetingId}">Launch planning</untrusted-text>`);
     expect((await call(client, 'list_meetings', { folder: 'personal' })).text).toBe('No meetings match.');
     const m = await call(client, 'get_meeting', { meeting: meetingId });
     expect(m.text).toContain('## Agreements');
-    expect(m.text).toContain(`- Write launch copy (owner Bob, due 2026-11-09, task ${task.key})`);
+    expect(m.text).toContain(`- Agreement 0: owner Bob, due 2026-11-09; task ${task.key} (${task.id})`);
+    expect(m.text).toContain('>Write launch copy</untrusted-text>');
     expect(m.text).not.toContain('[00:00:02]');
     expect(m.text).toContain('includeTranscript');
     const withTranscript = await call(client, 'get_meeting', { meeting: meetingId, includeTranscript: true });
@@ -151,12 +157,13 @@ describe('rights', () => {
     const docsRead = await connect(keys.docsRead!);
     expect((await docsRead.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_doc', 'get_task', 'list_docs', 'list_projects', 'list_users', 'search_tasks', 'whoami']);
     const withDocs = await call(docsRead, 'get_task', { task: task.key });
-    expect(withDocs.text).toContain('## Linked documents');
+    expect(withDocs.text).toContain('## Linked pages (1)');
     expect(withDocs.text).not.toContain('## Meeting agreements');
     const full = await call(await connect(fullKey), 'get_task', { task: task.key });
-    expect(full.text).toContain('Write launch copy (owner Bob, due 2026-11-09; meeting "Launch planning" 2026-11-02');
+    expect(full.text).toContain('on 2026-11-02 <untrusted-text kind="meeting-title"');
+    expect(full.text).toContain('owner Bob, due 2026-11-09:');
     const bare = await call(await connect(keys.tasksRead!), 'get_task', { task: task.key });
-    expect(bare.text).not.toContain('Linked documents');
+    expect(bare.text).not.toContain('Linked pages');
     expect(bare.text).not.toContain('Meeting agreements');
   });
 });

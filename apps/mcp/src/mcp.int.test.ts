@@ -129,7 +129,7 @@ describe('MCP gateway over HTTP', () => {
     const tools = (await full.listTools()).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        'add_comment', 'create_doc', 'create_task', 'get_doc', 'get_meeting', 'get_task', 'list_docs', 'list_meetings', 'list_projects',
+        'add_comment', 'create_doc', 'create_task', 'create_task_from_agreement', 'get_doc', 'get_meeting', 'get_task', 'list_docs', 'list_meetings', 'list_projects',
         'list_users', 'log_time', 'move_task', 'search_tasks', 'time_report', 'update_doc', 'update_task', 'whoami',
       ],
     );
@@ -170,7 +170,7 @@ describe('MCP gateway over HTTP', () => {
       checklist: [{ text: 'Write', done: true }, { text: 'Review' }],
     });
     expect(res.isError).toBeFalsy();
-    const key = /Created (\S+)\./.exec(res.text)?.[1];
+    const key = (res.structuredContent as { key?: string }).key;
     expect(key).toBeDefined();
     const task = await tasks.getTask(actor, key!, runtime.deps);
     expect(task.description).toContain('<strong>bold</strong>');
@@ -242,11 +242,11 @@ describe('MCP gateway over HTTP', () => {
     await tasks.createTask(actor, { title: 'Mine done', boardId: board.id, statusId: done.id, assigneeIds: [alice.id] }, deps);
     await tasks.createTask(actor, { title: 'Bob to do', boardId: board.id, assigneeIds: [bob.id] }, deps);
 
-    const all = await call(client, 'search_tasks');
+    const all = await call(client, 'search_tasks', { format: 'json' });
     const titles = (all.structuredContent as { tasks: Array<{ title: string; category: string }> }).tasks.map((t) => t.title);
     expect(titles).toEqual(['Markdown task', 'Mine in progress', 'Mine to do']);
     expect(all.structuredContent).toMatchObject({ total: 3, nextCursor: null, defaultedToMyOpenTasks: true });
-    expect(all.text).toContain('Your open tasks');
+    expect((await call(client, 'search_tasks')).text).toContain('Your open tasks');
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -263,7 +263,7 @@ describe('MCP gateway over HTTP', () => {
     expect(seen).toContain(todo.key);
     expect(seen).toContain(doing.key);
 
-    const bobs = await call(client, 'search_tasks', { assignee: bob.login, category: 'todo' });
+    const bobs = await call(client, 'search_tasks', { assignee: bob.login, category: 'todo', format: 'json' });
     expect((bobs.structuredContent as { tasks: Array<{ title: string }> }).tasks.map((t) => t.title)).toEqual(['To update', 'Bob to do']);
     const doneOnes = await call(client, 'search_tasks', { project: project.key, category: 'done', query: 'Mine' });
     expect((doneOnes.structuredContent as { total: number }).total).toBe(1);
@@ -284,7 +284,8 @@ describe('MCP gateway over HTTP', () => {
     expect(reply.isError).toBeFalsy();
     const got = await call(client, 'get_task', { task: task.key });
     expect(got.isError).toBeFalsy();
-    expect(got.text).toContain(`# ${task.key}: Discuss me`);
+    expect(got.text).toContain(`# ${task.key} (id ${task.id})`);
+    expect(got.text).toContain('<untrusted-text kind="title" id="' + task.id + '">Discuss me</untrusted-text>');
     expect(got.text).toContain(`Comment ${commentId}`);
     expect(got.text).toContain(`in reply to ${commentId}`);
     const missing = await call(client, 'get_task', { task: `${project.key}-9999` });

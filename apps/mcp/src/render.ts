@@ -1,49 +1,52 @@
 import type { Deps, Task, TaskSummary, UserRecord } from '@tt/domain';
+import { fenceInline, plain } from './untrusted.js';
 
-/** Compact Markdown for agents: one line per list item, ids and keys always shown so they can be passed back. */
+/** Compact Markdown for agents: one line per list item, keys and ids always shown so they can be passed back. */
 
 export type Users = Map<string, UserRecord>;
 
 /** Looks up the users named by ids in one query. */
 export async function usersById(workspaceId: string, ids: Iterable<string | null>, deps: Deps): Promise<Users> {
   const wanted = [...new Set([...ids].filter((id): id is string => !!id))];
-  const rows = await deps.store.users.byIds(workspaceId, wanted);
+  const rows = wanted.length ? await deps.store.users.byIds(workspaceId, wanted) : [];
   return new Map(rows.map((u) => [u.id, u]));
 }
 
 export const login = (users: Users, id: string): string => {
   const u = users.get(id);
-  return u ? `@${u.login}` : id;
+  return u ? `@${plain(u.login)}` : id;
 };
 
-/** One line per task: key, title, column, priority, type, assignees, labels, due date, id. */
+/** A person as "Name (@login)". */
+export const person = (users: Users, id: string | null): string => {
+  if (!id) return 'nobody';
+  const u = users.get(id);
+  return u ? `${plain(u.name)} (@${plain(u.login)})` : id;
+};
+
+const labelList = (labels: string[]): string => labels.map((l) => plain(l)).join(', ');
+
+/** One line per task: key, fenced title, column, priority, type, assignees, labels, due date. */
 export function taskLine(t: TaskSummary, users: Users): string {
-  const parts = [`${t.status.name} (${t.status.category})`, t.priority, t.type];
+  const parts = [`${plain(t.status.name)} (${t.status.category})`, t.priority, t.type];
   parts.push(t.assigneeIds.length ? t.assigneeIds.map((id) => login(users, id)).join(', ') : 'unassigned');
-  if (t.labels.length) parts.push(`labels: ${t.labels.join(', ')}`);
+  if (t.labels.length) parts.push(`labels: ${labelList(t.labels)}`);
   if (t.dueDate) parts.push(`due ${t.dueDate}`);
   if (t.archived) parts.push('archived');
-  parts.push(`id ${t.id}`);
-  return `- **${t.key}** ${t.title} — ${parts.join(' · ')}`;
+  return `- **${t.key}** ${fenceInline('title', t.title, { id: t.id })} — ${parts.join(' · ')}`;
 }
 
-/** The task after a write: what changed is visible at a glance; get_task gives the whole text. */
+/** The task after a write: what it is now, at a glance; get_task gives the whole text. */
 export function taskCard(t: Task, users: Users): string {
   const done = t.checklist.filter((c) => c.done).length;
-  const lines = [
-    `**${t.key}** ${t.title}`,
-    `- Id: ${t.id}`,
-    `- Column: ${t.status.name} (${t.status.category}), column id ${t.statusId}, board ${t.boardId}`,
+  return [
+    `**${t.key}** (id ${t.id}) ${fenceInline('title', t.title, { id: t.id })}`,
+    `- Column: ${plain(t.status.name)} (${t.status.category}), column id ${t.statusId}, board ${t.boardId}`,
     `- Type: ${t.type}; priority: ${t.priority}`,
     `- Assignees: ${t.assigneeIds.length ? t.assigneeIds.map((id) => login(users, id)).join(', ') : 'none'}`,
-    `- Reporter: ${login(users, t.reporterId)}`,
-    `- Labels: ${t.labels.length ? t.labels.join(', ') : 'none'}`,
-    `- Due date: ${t.dueDate ?? 'none'}`,
-    `- Parent: ${t.parentId ?? 'none'}`,
-    `- Checklist: ${t.checklist.length ? `${done} of ${t.checklist.length} done` : 'none'}`,
-  ];
-  for (const c of t.checklist) lines.push(`  - [${c.done ? 'x' : ' '}] ${c.text}`);
-  return lines.join('\n');
+    `- Labels: ${t.labels.length ? labelList(t.labels) : 'none'}; due date: ${t.dueDate ?? 'none'}; parent: ${t.parentId ?? 'none'}`,
+    `- Checklist: ${t.checklist.length ? `${done} of ${t.checklist.length} done` : 'none'}; linked pages: ${t.docIds.length ? t.docIds.join(', ') : 'none'}`,
+  ].join('\n');
 }
 
 /** Task summary as structured content. */
@@ -62,4 +65,7 @@ export const taskData = (t: TaskSummary, users: Users) => ({
   labels: t.labels,
   dueDate: t.dueDate,
   parentId: t.parentId,
+  updatedAt: t.updatedAt,
 });
+
+export const when = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');

@@ -25,7 +25,7 @@ function decode(cursor: string | undefined, queries: number): Position {
   throw new DomainError('invalid_request', 'cursor: malformed; pass nextCursor from the previous search_tasks result with the same filters');
 }
 
-/** ListTasksQuery fields other than category, limit and cursor. */
+/** ListTasksQuery fields (as REST query strings) other than category, limit and cursor. */
 export type TaskFilters = Record<string, unknown>;
 
 export interface SearchPage {
@@ -34,18 +34,21 @@ export interface SearchPage {
   nextCursor: string | null;
 }
 
-/** Runs `categories.length` queries of the same filters (one per category, or one with `undefined`) as one list. */
+/**
+ * Runs `categories.length` queries of the same filters (one per category list, or one with `undefined`) as one
+ * list; each query is GET /tasks's use case with the same validation.
+ */
 export async function searchInOrder(
   actor: Actor,
   filters: TaskFilters,
-  categories: ReadonlyArray<Category | undefined>,
+  categories: ReadonlyArray<Category[] | undefined>,
   limit: number,
   cursor: string | undefined,
   deps: Deps,
 ): Promise<SearchPage> {
   const start = decode(cursor, categories.length);
-  const list = (category: Category | undefined, n: number, c: string | undefined) =>
-    tasks.listTasks(actor, validate(ListTasksQuery, { ...filters, category, limit: n, cursor: c }), deps);
+  const list = (category: Category[] | undefined, n: number, c: string | undefined) =>
+    tasks.listTasks(actor, validate(ListTasksQuery, { ...filters, category: category?.join(','), limit: n, cursor: c }), deps);
   const data: TaskSummary[] = [];
   let total = 0;
   let next: Position | null = null;

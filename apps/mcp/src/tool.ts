@@ -3,14 +3,17 @@ import { CallToolRequestSchema, type CallToolResult, type ToolAnnotations } from
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { timeToolCall, toolOutcome } from '@tt/http';
-import { DomainError, formatIssues, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
+import { assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
+import { humanIssues } from './issues.js';
+import { FULL_SESSION, type Session, type Toolset } from './session.js';
 
-/** What a tool handler gets: the key's user and the use-case deps. Never the request. */
+/** What a tool handler gets: the key's user, the use-case deps and the session's narrowing. Never the request. */
 export interface ToolContext {
   actor: Actor;
   deps: Deps;
   log: Logger;
   requestId?: string | undefined;
+  session?: Session;
 }
 
 type Input = z.ZodObject;
@@ -19,8 +22,10 @@ export interface ToolDef<S extends Input = Input> {
   name: string;
   title: string;
   description: string;
-  /** Right the key needs to see and call the tool; omitted = any key. */
-  scope?: Scope;
+  /** Rights the key needs to see and call the tool; omitted = any key. */
+  scope?: Scope | Scope[];
+  /** The toolset (X-MCP-Toolsets) the tool belongs to; omitted = always available (whoami). */
+  toolset?: Toolset;
   input: S;
   output?: z.ZodObject;
   annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint'>>;
@@ -35,31 +40,54 @@ export function ok(markdown: string, structured?: Record<string, unknown>): Call
   return structured ? { content: [{ type: 'text', text: markdown }], structuredContent: structured } : { content: [{ type: 'text', text: markdown }] };
 }
 
+const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+
 /** Turns a thrown error into a tool result: domain errors as `code: message`, anything else generic and logged. */
 export function errorResult(e: unknown, ctx: ToolContext, tool: string): CallToolResult {
-  if (e instanceof DomainError) return { isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }] };
+  if (e instanceof DomainError) return fail(`${e.code}: ${e.message}`);
   ctx.log.error({ err: e, tool }, 'tool failed');
   const ref = ctx.requestId ? `; request id ${ctx.requestId}` : '';
-  return { isError: true, content: [{ type: 'text', text: `internal: Unexpected error in ${tool}; it was logged${ref}` }] };
+  return fail(`internal: Unexpected error in ${tool}; it was logged${ref}`);
 }
 
-/** Runs a domain input schema over the built input, so MCP validates exactly like REST. */
+/** Runs a domain input schema over the built input, so MCP validates exactly like REST, in words for a person. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   assertStorable(value);
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new DomainError('invalid_request', formatIssues(parsed.error.issues as never));
+  if (!parsed.success) throw new DomainError('invalid_request', humanIssues(parsed.error.issues, value, schema));
   return parsed.data;
 }
 
+const scopesOf = (tool: ToolDef<Input>): Scope[] => (tool.scope === undefined ? [] : Array.isArray(tool.scope) ? tool.scope : [tool.scope]);
+
+/** Why a tool cannot be used in this request, or null when it can. */
+export function refusal(tool: ToolDef<Input>, ctx: ToolContext): string | null {
+  const missing = scopesOf(tool).filter((s) => !hasScope(ctx.actor, s));
+  if (missing.length) {
+    const has = ctx.actor.key.scopes.length ? ctx.actor.key.scopes.join(', ') : 'none';
+    return `insufficient_scope: ${tool.name} needs the right ${missing.join(' and ')}, which this key lacks; the key's rights: ${has}. ` +
+      'Ask the person you work for for a key with that right.';
+  }
+  const session = ctx.session ?? FULL_SESSION;
+  if (session.readOnly && !tool.annotations.readOnlyHint) {
+    return `forbidden: ${tool.name} changes data and this session is read-only (X-MCP-Readonly or /mcp/readonly); connect without read-only mode to use it`;
+  }
+  if (session.toolsets && tool.toolset && !session.toolsets.includes(tool.toolset)) {
+    return `forbidden: ${tool.name} is in the toolset ${tool.toolset}, and this session asked only for ${session.toolsets.join(', ')} (X-MCP-Toolsets)`;
+  }
+  return null;
+}
+
 /**
- * Registers the tools the key's rights allow; the others are not even listed. Calls are dispatched here rather than
- * by McpServer, so that arguments failing a tool's schema come back like REST's 400: a tool result with
+ * Registers the tools this request may use (the key's rights, then the session's narrowing); the others are not
+ * listed, but calling one answers why not, naming the missing right and the key's rights. Calls are dispatched here
+ * rather than by McpServer, so that arguments failing a tool's schema come back like REST's 400: a tool result with
  * `invalid_request: <field>: <fault>`, not a protocol error.
  */
 export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<Input>>, ctx: ToolContext): string[] {
   const allowed = new Map<string, ToolDef<Input>>();
   for (const tool of tools) {
-    if (tool.scope && !hasScope(ctx.actor, tool.scope)) continue;
+    if (refusal(tool, ctx)) continue;
     server.registerTool(
       tool.name,
       {
@@ -75,11 +103,13 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
   }
   server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = allowed.get(request.params.name);
+    const known = tools.find((t) => t.name === request.params.name);
     // Metrics label only names this server's tools, so made-up names cannot add series.
-    const done = timeToolCall(tools.some((t) => t.name === request.params.name) ? request.params.name : 'unknown');
+    const done = timeToolCall(known ? request.params.name : 'unknown');
     if (!tool) {
       done('denied');
-      return { isError: true, content: [{ type: 'text', text: `not_found: no tool ${request.params.name}; tools/list shows the tools this key may use` }] };
+      if (known) return fail(refusal(known, ctx) ?? `forbidden: ${known.name} is not available`);
+      return fail(`not_found: no tool ${request.params.name}; the tools of this session are ${[...allowed.keys()].join(', ')}`);
     }
     try {
       const args = validate(tool.input, request.params.arguments ?? {});

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { canSeeBoard, company, presentBoard, projects, SCOPES } from '@tt/domain';
+import { canSeeBoard, company, presentBoard, projects, SCOPES, today } from '@tt/domain';
+import { answer, Format } from '../answer.js';
+import { FULL_SESSION, TOOLSETS } from '../session.js';
 import { defineTool, ok, pageNote } from '../tool.js';
+import { plain } from '../untrusted.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');
@@ -8,21 +11,29 @@ const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from 
 export const whoami = defineTool({
   name: 'whoami',
   title: 'Who am I',
-  description: "The key's user (you act as this user), the company, the key's rights and projects, and the request limit.",
+  description:
+    "The key's user (you act as this user), the company, today's date and the workspace time zone (due dates and report days use it), " +
+    "the key's rights and projects, this session's narrowing (read-only, toolsets) and the request limit.",
   input: z.strictObject({}),
   output: z.object({
     user: z.object({ id: z.string(), name: z.string(), login: z.string(), role: z.string(), isAdmin: z.boolean() }),
     company: z.object({ id: z.string(), name: z.string() }),
     key: z.object({ id: z.string(), scopes: z.array(z.string()), projectIds: z.array(z.string()).nullable() }),
     rateLimitPerMinute: z.number(),
+    today: z.string(),
+    timezone: z.string(),
+    session: z.object({ readOnly: z.boolean(), toolsets: z.array(z.enum(TOOLSETS)).nullable() }),
   }),
   annotations: READ,
-  async run(_args, { actor, deps }) {
+  async run(_args, { actor, deps, session = FULL_SESSION }) {
     const me = company.me(actor, deps);
+    const day = today(actor.workspace.timezone, deps.now());
     const missing = SCOPES.filter((s) => !me.key.scopes.includes(s));
     const text = [
-      `You act as **${me.user.name}** (@${me.user.login}, id ${me.user.id})${me.user.role ? `, ${me.user.role}` : ''}${me.user.isAdmin ? ', company admin' : ''}.`,
-      `- Company: ${me.workspace.name} (id ${me.workspace.id})`,
+      `You act as **${plain(me.user.name)}** (@${plain(me.user.login)}, id ${me.user.id})${me.user.role ? `, ${plain(me.user.role)}` : ''}${me.user.isAdmin ? ', company admin' : ''}.`,
+      `- Company: ${plain(me.workspace.name)} (id ${me.workspace.id})`,
+      `- Today: ${day} in the workspace time zone ${actor.workspace.timezone}`,
+      `- Session: ${session.readOnly ? 'read-only' : 'read and write'}; toolsets: ${session.toolsets ? session.toolsets.join(', ') : 'all'}`,
       `- Key: ${me.key.id}; rights: ${me.key.scopes.length ? me.key.scopes.join(', ') : 'none (read projects and users only)'}`,
       `- Rights not granted: ${missing.length ? missing.join(', ') : 'none'}`,
       `- Projects: ${me.key.projectIds === null ? 'all' : me.key.projectIds.join(', ')}`,
@@ -33,6 +44,9 @@ export const whoami = defineTool({
       company: me.workspace,
       key: me.key,
       rateLimitPerMinute: me.rateLimitPerMinute,
+      today: day,
+      timezone: actor.workspace.timezone,
+      session: { readOnly: session.readOnly, toolsets: session.toolsets },
     });
   },
 });
@@ -42,14 +56,17 @@ const Column = z.object({ id: z.string(), name: z.string(), category: z.enum(['t
 export const listProjects = defineTool({
   name: 'list_projects',
   title: 'List projects',
+  toolset: 'tasks',
   description:
     'Projects you can see, each with its boards and their columns in order (column id, name and category todo/progress/done). ' +
     'Use the project key or id, board id and column id/name in other tools.',
   input: z.strictObject({
     limit: z.number().int().min(1).max(100).default(50).describe('Projects per page, 1-100 (default 50)'),
     cursor,
+    format: Format,
   }),
   output: z.object({
+    format: Format,
     projects: z.array(
       z.object({
         id: z.string(), key: z.string(), name: z.string(), description: z.string(),
@@ -72,32 +89,34 @@ export const listProjects = defineTool({
     }));
     const lines: string[] = [];
     for (const p of list) {
-      lines.push(`## ${p.key}: ${p.name} (id ${p.id})`);
-      if (p.description) lines.push(p.description);
+      lines.push(`## ${p.key}: ${plain(p.name)} (id ${p.id})`);
+      if (p.description) lines.push(plain(p.description.slice(0, 300)));
       if (!p.boards.length) lines.push('- no boards you can see');
       for (const b of p.boards) {
-        const cols = b.columns.map((c) => `${c.name} [${c.id}, ${c.category}]`).join(' → ');
-        lines.push(`- Board ${b.name} (id ${b.id}): ${cols}`);
+        const cols = b.columns.map((c) => `${plain(c.name)} [${c.id}, ${c.category}]`).join(' → ');
+        lines.push(`- Board ${plain(b.name)} (id ${b.id}): ${cols}`);
       }
       lines.push('');
     }
     lines.push(pageNote(list.length, page.total, 'project', page.nextCursor));
-    return ok(list.length ? lines.join('\n') : 'No projects visible to this key.', {
-      projects: list, total: page.total, nextCursor: page.nextCursor,
-    });
+    const data = { format: args.format, projects: list, total: page.total, nextCursor: page.nextCursor };
+    return answer(args.format, () => (list.length ? lines.join('\n') : 'No projects visible to this key.'), data, data);
   },
 });
 
 export const listUsers = defineTool({
   name: 'list_users',
   title: 'List users',
+  toolset: 'people',
   description: 'Company members: id, name, login and job title. Use a login or id wherever a tool takes a user; `me` is you.',
   input: z.strictObject({
     query: z.string().trim().min(1).max(200).optional().describe('Search text matched against name, login and job title'),
     limit: z.number().int().min(1).max(100).default(50).describe('Users per page, 1-100 (default 50)'),
     cursor,
+    format: Format,
   }),
   output: z.object({
+    format: Format,
     users: z.array(z.object({ id: z.string(), name: z.string(), login: z.string(), role: z.string(), isAdmin: z.boolean() })),
     total: z.number(),
     nextCursor: z.string().nullable(),
@@ -106,10 +125,9 @@ export const listUsers = defineTool({
   async run(args, { actor, deps }) {
     const page = await company.listUsers(actor, { q: args.query, limit: args.limit, cursor: args.cursor }, deps);
     const users = page.data.map((u) => ({ id: u.id, name: u.name, login: u.login, role: u.role, isAdmin: u.isAdmin }));
-    const lines = users.map((u) => `- ${u.name} (@${u.login}) — ${u.role || 'no job title'}${u.isAdmin ? ' · admin' : ''} · id ${u.id}`);
+    const lines = users.map((u) => `- ${plain(u.name)} (@${plain(u.login)}) — ${plain(u.role) || 'no job title'}${u.isAdmin ? ' · admin' : ''} · id ${u.id}`);
     lines.push('', pageNote(users.length, page.total, 'user', page.nextCursor));
-    return ok(users.length ? lines.join('\n') : args.query ? `No users match "${args.query}".` : 'No users.', {
-      users, total: page.total, nextCursor: page.nextCursor,
-    });
+    const data = { format: args.format, users, total: page.total, nextCursor: page.nextCursor };
+    return answer(args.format, () => (users.length ? lines.join('\n') : args.query ? `No users match "${plain(args.query)}".` : 'No users.'), data, data);
   },
 });

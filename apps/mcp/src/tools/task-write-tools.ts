@@ -1,47 +1,58 @@
 import { z } from 'zod';
 import {
-  ChecklistItemInput, comments, CreateCommentInput, CreateTaskInput, Day, invalid, markdownToHtml, Priority, tasks, TaskType,
-  UpdateTaskInput, type Actor, type Deps, type Task,
+  agreements, comments, CreateCommentInput, CreateTaskInput, Day, docLinks, invalid, markdownToHtml, Priority, tasks, TaskType, UpdateTaskInput,
+  type Actor, type Deps, type Task,
 } from '@tt/domain';
+import { done } from '../answer.js';
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
 import { taskCard, usersById } from '../render.js';
-import { defineTool, ok, validate } from '../tool.js';
+import { defineTool, validate } from '../tool.js';
+import { plain } from '../untrusted.js';
 import { requestIdArg, withRequestId } from '../request-id.js';
 
+/** Argument schemas come from the domain's, so MCP cannot drift from REST's limits. */
 const taskRef = z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or task id');
 const assignees = z
-  .array(z.string().min(1).max(100))
+  .array(z.string().min(1).max(200))
   .max(50)
-  .describe('Assignees as user ids, logins or `me`; the first one holds the task');
-const labels = z.array(z.string().min(1).max(100)).max(50).describe('Labels; unknown labels are created');
-const checklist = z.array(ChecklistItemInput).max(200);
+  .describe('Assignees as logins, names, user ids or `me`; the first one holds the task');
+const labels = CreateTaskInput.shape.labels.unwrap().describe('Labels; unknown labels are created');
+const checklist = CreateTaskInput.shape.checklist.unwrap();
+const docs = z.array(z.string().min(1).max(100)).max(100).describe('Documentation page ids (from list_docs) to link the task to; needs docs:write');
+const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;
 
-async function card(actor: Actor, task: Task, deps: Deps, headline: string): Promise<string> {
+/** What every task write returns: ids to chain on, and the task at a glance. */
+const TaskWritten = z.object({ id: z.string(), key: z.string(), title: z.string(), status: z.string(), docIds: z.array(z.string()) });
+const written = (t: Task) => ({ id: t.id, key: t.key, title: t.title, status: t.status.name, docIds: t.docIds });
+
+async function card(actor: Actor, task: Task, deps: Deps, headline: string) {
   const users = await usersById(actor.workspace.id, [...task.assigneeIds, task.reporterId], deps);
-  return `${headline}\n\n${taskCard(task, users)}`;
+  return done(`${headline}\n\n${taskCard(task, users)}`, written(task));
 }
 
 export const addComment = defineTool({
   name: 'add_comment',
   title: 'Add comment',
   scope: 'tasks:write',
+  toolset: 'tasks',
   description:
     'Writes a comment on a task as you (the key user). Put results, answers and questions here: the task description is never changed by you. ' +
     'Mention people as @login (they are notified); replyTo answers an earlier comment (ids are in get_task).',
   input: z.strictObject({
     task: taskRef,
-    text: z.string().min(1).max(20_000).describe('Comment text, plain text with line breaks, up to 20000 characters; mentions as @login'),
+    text: CreateCommentInput.shape.text.describe('Comment text, plain text with line breaks, up to 20000 characters; mentions as @login'),
     replyTo: z.string().min(1).max(100).optional().describe('Id of the comment answered (from get_task)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  output: z.object({ id: z.string(), taskId: z.string(), taskKey: z.string(), mentioned: z.array(z.string()) }),
+  annotations: WRITE,
   async run(args, { actor, deps }) {
     const input = validate(CreateCommentInput, { text: args.text, replyTo: args.replyTo });
     const task = await resolveTask(actor, args.task, deps);
     const comment = await comments.addComment(actor, task.id, input, deps);
-    const mentioned = await usersById(actor.workspace.id, comment.mentionIds, deps);
-    const lines = [`Comment ${comment.id} added to ${task.key} as @${actor.user.login}${comment.replyTo ? `, in reply to ${comment.replyTo}` : ''}.`];
-    if (mentioned.size) lines.push(`Mentioned (notified): ${[...mentioned.values()].map((u) => `@${u.login}`).join(', ')}.`);
-    return ok(lines.join('\n'));
+    const mentioned = [...(await usersById(actor.workspace.id, comment.mentionIds, deps)).values()].map((u) => u.login);
+    const lines = [`Comment ${comment.id} added to ${task.key} as @${plain(actor.user.login)}${comment.replyTo ? `, in reply to ${comment.replyTo}` : ''}.`];
+    if (mentioned.length) lines.push(`Mentioned (notified): ${mentioned.map((l) => `@${plain(l)}`).join(', ')}.`);
+    return done(lines.join('\n'), { id: comment.id, taskId: task.id, taskKey: task.key, mentioned });
   },
 });
 
@@ -49,18 +60,16 @@ export const createTask = withRequestId(defineTool({
   name: 'create_task',
   title: 'Create task',
   scope: 'tasks:write',
+  toolset: 'tasks',
   description:
     'Creates a task with you as the author; assignees are notified and board automations run. Name the place with `board` (board id) ' +
-    'or `project` (key or id: its first board is used). The description is Markdown.',
+    'or `project` (key or id: its first board is used). The description is Markdown. `docs` links documentation pages. ' +
+    'Returns the new task id and key. To make a task from a meeting agreement use create_task_from_agreement.',
   input: z.strictObject({
-    title: z.string().trim().min(1).max(500).describe('Task title'),
+    title: CreateTaskInput.shape.title.describe('Task title, one line'),
     project: z.string().min(1).max(100).optional().describe('Project key (e.g. WEB) or id; the first board of the project is used'),
     board: z.string().min(1).max(100).optional().describe('Board id (from list_projects); takes precedence over the first board of `project`'),
-    status: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
+    status: z.string().min(1).max(100).optional()
       .describe('Column: column id, column name, or category todo/progress/done (first column of it); default the first column'),
     description: z.string().max(100_000).optional().describe('Description in Markdown'),
     type: TaskType.optional().describe('task (default), bug, story or epic'),
@@ -70,9 +79,11 @@ export const createTask = withRequestId(defineTool({
     dueDate: Day.optional().describe('Due day YYYY-MM-DD'),
     parent: z.string().min(1).max(100).optional().describe('Parent task key or id (same project): makes this a subtask'),
     checklist: checklist.optional().describe('Checklist items [{text, done}]'),
+    docs: docs.optional(),
     requestId: requestIdArg,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  output: TaskWritten,
+  annotations: WRITE,
   async run(args, { actor, deps }) {
     if (args.project === undefined && args.board === undefined) throw invalid('project', 'required: send project (key or id) or board (id)');
     const project = args.project !== undefined ? await resolveProject(actor, args.project, deps) : undefined;
@@ -91,42 +102,85 @@ export const createTask = withRequestId(defineTool({
       parentId: args.parent !== undefined ? (await resolveTask(actor, args.parent, deps)).id : undefined,
       checklist: args.checklist,
     });
-    const task = await tasks.createTask(actor, input, deps);
-    return ok(await card(actor, task, deps, `Created ${task.key}.`));
+    const task = await docLinks.createTaskWithDocs(actor, input, args.docs ?? [], deps);
+    return card(actor, task, deps, `Created ${task.key} (id ${task.id}).`);
   },
 }));
+
+export const createTaskFromAgreement = defineTool({
+  name: 'create_task_from_agreement',
+  title: 'Create task from meeting agreement',
+  scope: ['tasks:write', 'meetings:read'],
+  toolset: 'tasks',
+  description:
+    'Makes a task from an agreement (action item) of a meeting and records it on the agreement, which get_meeting then shows. ' +
+    'The agreement supplies the title, the assignee (its owner, when the name fits exactly one person), the due day and the ' +
+    "project (the meeting's); pass any of them to override. An agreement makes one task: if it already has one, the answer is " +
+    'an error naming that task, so running a job twice creates nothing twice.',
+  input: z.strictObject({
+    meeting: z.string().min(1).max(100).describe('Meeting id (from list_meetings)'),
+    agreement: z.number().int().min(0).max(100_000).describe('Agreement index as get_meeting shows it (0 = the first)'),
+    title: CreateTaskInput.shape.title.optional().describe("Task title; default the agreement's text"),
+    project: z.string().min(1).max(100).optional().describe("Project key or id; default the meeting's project"),
+    board: z.string().min(1).max(100).optional().describe('Board id'),
+    assignees: assignees.optional().describe("Assignees (logins, names, ids or `me`); default the agreement's owner"),
+    priority: Priority.optional(),
+    type: TaskType.optional(),
+    labels: labels.optional(),
+    dueDate: Day.optional().describe("Due day YYYY-MM-DD; default the agreement's due day"),
+  }),
+  output: TaskWritten.extend({ meetingId: z.string(), agreement: z.number(), owner: z.object({ name: z.string(), userId: z.string().nullable() }) }),
+  annotations: WRITE,
+  async run(args, { actor, deps }) {
+    const project = args.project !== undefined ? await resolveProject(actor, args.project, deps) : undefined;
+    const board = args.board !== undefined ? await resolveBoard(actor, args.board, deps) : undefined;
+    const r = await agreements.createTaskFromAgreement(actor, args.meeting, args.agreement, {
+      title: args.title, projectId: project?.id, boardId: board?.id, priority: args.priority, type: args.type, labels: args.labels,
+      dueDate: args.dueDate, assigneeIds: args.assignees ? await resolveUsers(actor, args.assignees, deps, 'assignees') : undefined,
+    }, deps);
+    const o = r.owner;
+    const ownerNote = o.userId ? `Owner "${plain(o.name)}" assigned.`
+      : o.candidates.length ? `Owner "${plain(o.name)}" fits ${o.candidates.map((c) => `@${plain(c.login)}`).join(', ')}: left unassigned; use update_task to assign.`
+      : o.name.trim() && !args.assignees ? `Owner "${plain(o.name)}" matches nobody: left unassigned.` : '';
+    const res = await card(actor, r.task, deps, `Created ${r.task.key} (id ${r.task.id}) from agreement ${r.index} of meeting ${r.meetingId}. ${ownerNote}`.trim());
+    return { ...res, structuredContent: { ...res.structuredContent, meetingId: r.meetingId, agreement: r.index, owner: { name: o.name, userId: o.userId } } };
+  },
+});
 
 export const updateTask = defineTool({
   name: 'update_task',
   title: 'Update task',
   scope: 'tasks:write',
+  toolset: 'tasks',
   description:
-    'Changes only the fields passed: title, priority, type, labels, dueDate, assignees, checklist. ' +
-    'labels, assignees and checklist replace the whole list (send the full new list). ' +
+    'Changes only the fields passed: title, priority, type, labels, dueDate, assignees, checklist, docs (linked pages). ' +
+    'labels, assignees, checklist and docs replace the whole list (send the full new list). ' +
     'The description cannot be changed by an agent: write results into a comment with add_comment. To change the column use move_task.',
   input: z.strictObject({
     task: taskRef,
-    title: z.string().trim().min(1).max(500).optional().describe('New title'),
+    title: CreateTaskInput.shape.title.optional().describe('New title, one line'),
     priority: Priority.optional().describe('highest, high, medium, low or lowest'),
     type: TaskType.optional().describe('task, bug, story or epic'),
     labels: labels.optional().describe('The whole new label list; [] removes all labels'),
     dueDate: Day.nullable().optional().describe('Due day YYYY-MM-DD; null removes the due date'),
-    assignees: assignees.optional().describe('The whole new assignee list (ids, logins or `me`); [] unassigns everybody'),
+    assignees: assignees.optional().describe('The whole new assignee list (logins, names, ids or `me`); [] unassigns everybody'),
     checklist: checklist.optional().describe('The whole new checklist [{text, done}], existing items included; [] clears it'),
+    docs: docs.optional().describe('The whole list of linked page ids; [] unlinks every page you can read; needs docs:write'),
   }),
+  output: TaskWritten,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   async run(args, { actor, deps }) {
-    const { task: ref, assignees: people, ...fields } = args;
-    if (Object.values(fields).every((v) => v === undefined) && people === undefined) {
-      throw invalid('task', 'nothing to change: pass at least one of title, priority, type, labels, dueDate, assignees, checklist');
+    const { task: ref, assignees: people, docs: pages, ...fields } = args;
+    if (Object.values(fields).every((v) => v === undefined) && people === undefined && pages === undefined) {
+      throw invalid('task', 'nothing to change: pass at least one of title, priority, type, labels, dueDate, assignees, checklist, docs');
     }
     const task = await resolveTask(actor, ref, deps);
     const input = validate(UpdateTaskInput, {
       ...fields,
       assigneeIds: people !== undefined ? await resolveUsers(actor, people, deps, 'assignees') : undefined,
     });
-    const updated = await tasks.updateTask(actor, task.id, input, deps);
-    return ok(await card(actor, updated, deps, `Updated ${updated.key}.`));
+    const updated = await docLinks.updateTaskWithDocs(actor, task.id, input, pages, deps);
+    return card(actor, updated, deps, `Updated ${updated.key}.`);
   },
 });
 
@@ -134,6 +188,7 @@ export const moveTask = defineTool({
   name: 'move_task',
   title: 'Move task',
   scope: 'tasks:write',
+  toolset: 'tasks',
   description:
     "Moves a task to another column of its board, to the top of that column. `column` is a column name, a column id, or a category " +
     '(todo, progress, done = the first column of that category on the task board).',
@@ -141,12 +196,13 @@ export const moveTask = defineTool({
     task: taskRef,
     column: z.string().min(1).max(100).describe('Column name (e.g. "In Review"), column id, or category todo/progress/done'),
   }),
+  output: TaskWritten,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run(args, { actor, deps }) {
     const task = await resolveTask(actor, args.task, deps);
     const board = await resolveBoard(actor, task.boardId, deps);
     const column = resolveColumn(board, args.column, 'column');
     const moved = await tasks.moveTask(actor, task.id, { statusId: column.id, position: 0 }, deps);
-    return ok(await card(actor, moved, deps, `Moved ${moved.key} to ${column.name} (${column.category}).`));
+    return card(actor, moved, deps, `Moved ${moved.key} to ${plain(column.name)} (${column.category}).`);
   },
 });

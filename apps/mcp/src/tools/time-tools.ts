@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { LogTimeInput, time, TimeReportQuery, type GroupBy } from '@tt/domain';
+import { answer, done, Format } from '../answer.js';
 import { resolveProject, resolveUsers } from '../resolve.js';
-import { defineTool, ok, validate } from '../tool.js';
+import { defineTool, validate } from '../tool.js';
+import { plain } from '../untrusted.js';
 
 const hours = (seconds: number): string => `${Math.round((seconds / 3600) * 100) / 100}h`;
 
@@ -9,6 +11,7 @@ export const logTime = defineTool({
   name: 'log_time',
   title: 'Log time',
   scope: 'time:write',
+  toolset: 'time',
   description:
     'Records time spent on a task as you (the key user). Send `minutes` or `seconds` (1 minute to 7 days). ' +
     "`date` (YYYY-MM-DD) defaults to today in the workspace's time zone. Each call adds a new entry.",
@@ -17,13 +20,16 @@ export const logTime = defineTool({
     minutes: z.number().positive().optional().describe('Minutes spent (send this or seconds)'),
     seconds: z.number().int().positive().optional().describe('Seconds spent (send this or minutes)'),
     date: z.string().optional().describe('Day of the work, YYYY-MM-DD; default today'),
-    note: z.string().max(2000).optional().describe('What was done'),
+    note: LogTimeInput.shape.note.describe('What was done'),
   }),
+  output: z.object({ id: z.string(), taskId: z.string(), taskKey: z.string(), seconds: z.number(), date: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, { actor, deps }) {
     const input = validate(LogTimeInput, { minutes: args.minutes, seconds: args.seconds, date: args.date, note: args.note });
     const entry = await time.logTime(actor, args.task, input, deps);
-    return ok(`Logged ${hours(entry.seconds)} on ${entry.taskKey} for ${entry.date}${entry.note ? ` ("${entry.note}")` : ''} (entry ${entry.id}).`, { entry });
+    return done(`Logged ${hours(entry.seconds)} on ${entry.taskKey} for ${entry.date} (entry ${entry.id}).`, {
+      id: entry.id, taskId: entry.taskId, taskKey: entry.taskKey, seconds: entry.seconds, date: entry.date,
+    });
   },
 });
 
@@ -37,10 +43,11 @@ export const timeReport = defineTool({
   name: 'time_report',
   title: 'Time report',
   scope: 'time:read',
+  toolset: 'time',
   description:
     'Time spent over a period (at most one year; default from the 1st of this month to today), grouped by up to three of ' +
     'people, tasks, projects and days (default people). Filters: users (ids, logins or `me`), projects (keys or ids), tasks (keys or ids). ' +
-    'Archived tasks count. Returns a Markdown table and the rows as structured content.',
+    'Archived tasks count. Returns a Markdown table (format json: the rows as JSON); at most 200 groups per answer.',
   input: z.strictObject({
     from: z.string().optional().describe('First day, YYYY-MM-DD (inclusive)'),
     to: z.string().optional().describe('Last day, YYYY-MM-DD (inclusive)'),
@@ -53,6 +60,11 @@ export const timeReport = defineTool({
     userIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these people: ids, logins or `me`'),
     projectIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these projects: keys or ids'),
     taskIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these tasks: keys or ids'),
+    format: Format,
+  }),
+  output: z.object({
+    format: Format, from: z.string(), to: z.string(), groupBy: z.array(z.string()), totalSeconds: z.number(), groups: z.number(),
+    shown: z.number(), rows: z.array(z.record(z.string(), z.unknown())).optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, { actor, deps }) {
@@ -64,6 +76,8 @@ export const timeReport = defineTool({
       userId: users?.join(','), projectId: projects?.join(','), taskId: args.taskIds?.join(','),
     });
     const report = await time.report(actor, query, deps);
+    // Groups beyond the budget are counted, not shown: 200 rows of a few names each stay well under it.
+    const rows = report.data.slice(0, 200);
     const head = groupBy.map((g) => ({ user: 'Person', task: 'Task', project: 'Project', day: 'Day' })[g]);
     const lines = [
       `Time from ${report.from} to ${report.to}, grouped by ${groupBy.join(', ')}: total ${hours(report.totalSeconds)} (${report.totalSeconds} s).`,
@@ -71,16 +85,18 @@ export const timeReport = defineTool({
     ];
     if (report.data.length) {
       lines.push(`| ${[...head, 'Hours', 'Entries'].join(' | ')} |`, `|${' --- |'.repeat(head.length + 2)}`);
-      for (const row of report.data) {
+      for (const row of rows) {
         const cells = groupBy.map((g) => {
           if (g === 'user') return row.user?.name ?? '';
           if (g === 'task') return `${row.task?.key ?? ''} ${row.task?.title ?? ''}`.trim();
           if (g === 'project') return `${row.project?.key ?? ''} ${row.project?.name ?? ''}`.trim();
           return row.day?.date ?? '';
         });
-        lines.push(`| ${[...cells.map((c) => c.replace(/\|/g, '\\|')), String(row.hours), String(row.entries)].join(' | ')} |`);
+        lines.push(`| ${[...cells.map((c) => plain(c).replace(/\|/g, '\\|')), String(row.hours), String(row.entries)].join(' | ')} |`);
       }
+      if (report.data.length > rows.length) lines.push('', `${rows.length} of ${report.data.length} groups shown: narrow the period or the filters.`);
     } else lines.push('No time was logged in this period with these filters.');
-    return ok(lines.join('\n'), { report });
+    const head2 = { format: args.format, from: report.from, to: report.to, groupBy: report.groupBy, totalSeconds: report.totalSeconds, groups: report.data.length, shown: rows.length };
+    return answer(args.format, () => lines.join('\n'), { ...head2, rows }, head2);
   },
 });

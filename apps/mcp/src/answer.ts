@@ -1,0 +1,51 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { clip } from './untrusted.js';
+
+/**
+ * Output budget: the text of every answer is at most BUDGET characters, and its structured content never more.
+ * In Markdown format (the default) the structured content is a compact index (ids, keys, totals, cursors); in JSON
+ * format the text is the JSON itself and the structured content the same object, so nothing is sent twice by default.
+ */
+export const BUDGET = 20_000;
+
+export const Format = z.enum(['markdown', 'json']).default('markdown').describe('markdown (default, for reading) or json (the same data as JSON)');
+export type Format = z.infer<typeof Format>;
+
+/** A tool result in the caller's format; `index` is the compact structured content of the Markdown form. */
+export function answer(format: Format, markdown: () => string, data: Record<string, unknown>, index: Record<string, unknown>): CallToolResult {
+  if (format === 'json') {
+    const json = JSON.stringify(data);
+    return { content: [{ type: 'text', text: json }], structuredContent: data };
+  }
+  return { content: [{ type: 'text', text: bound(markdown()) }], structuredContent: index };
+}
+
+/** A short confirmation of a write with the ids to chain on. */
+export function done(text: string, structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: bound(text) }], structuredContent: structured };
+}
+
+/** The last guard: text over the budget is cut with a note saying how to ask for less. */
+export function bound(text: string): string {
+  if (text.length <= BUDGET) return text;
+  return clip(text, BUDGET - 200, 'left out: the answer budget is 20000 characters; ask for less (limit, sections, a cursor)').text;
+}
+
+/**
+ * A page of a list that fits the budget: when the rendering of `limit` items is too long, fewer are fetched again,
+ * so the cursor of the answer points right after the last item shown.
+ */
+export async function fitPage<P extends { data: unknown[] }>(
+  limit: number, fetch: (n: number) => Promise<P>, size: (page: P) => number | Promise<number>, budget = BUDGET - 1000,
+): Promise<P> {
+  let n = limit;
+  let page = await fetch(n);
+  for (let i = 0; i < 4; i++) {
+    const len = await size(page);
+    if (len <= budget || page.data.length <= 1) return page;
+    n = Math.max(1, Math.floor((page.data.length * budget * 0.9) / len));
+    page = await fetch(n);
+  }
+  return page;
+}

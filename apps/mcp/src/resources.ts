@@ -1,0 +1,53 @@
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { docs, hasScope, ListTasksQuery, taskViews, tasks } from '@tt/domain';
+import { bound } from './answer.js';
+import { renderTaskView } from './task-view.js';
+import type { ToolContext } from './tool.js';
+import { clip, fence, fenceInline } from './untrusted.js';
+
+/**
+ * Resources: `task://{key}` and `doc://{id}`, read with the same use cases and visibility as get_task and get_doc
+ * (an invisible task or page is "not found", as everywhere), and offered only when the key's rights and the
+ * session's toolsets allow those tools.
+ */
+export function registerResources(server: McpServer, ctx: ToolContext): void {
+  const { actor, deps } = ctx;
+  const toolsets = ctx.session?.toolsets ?? null;
+  const offers = (set: 'tasks' | 'docs') => toolsets === null || toolsets.includes(set);
+  if (hasScope(actor, 'tasks:read') && offers('tasks')) {
+    server.registerResource(
+      'task',
+      new ResourceTemplate('task://{key}', {
+        // Listing offers the user's open tasks, newest first: a starting point, not the whole tracker.
+        list: async () => {
+          const page = await tasks.listTasks(actor, ListTasksQuery.parse({ assigneeId: actor.user.id, category: 'todo,progress', orderBy: 'updated', limit: 50 }), deps);
+          return { resources: page.data.map((t) => ({ uri: `task://${t.key}`, name: t.key, title: `${t.key} ${t.title.slice(0, 100)}`, mimeType: 'text/markdown' })) };
+        },
+      }),
+      { title: 'Task', description: 'A task by key (task://WEB-12) or id, as get_task shows it', mimeType: 'text/markdown' },
+      async (uri, vars) => {
+        const ref = decodeURIComponent(String(vars.key ?? ''));
+        const view = await taskViews.taskView(actor, ref, { sections: taskViews.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps);
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: renderTaskView(view).text }] };
+      },
+    );
+  }
+  if (hasScope(actor, 'docs:read') && offers('docs')) {
+    server.registerResource(
+      'doc',
+      new ResourceTemplate('doc://{id}', {
+        list: async () => {
+          const page = await docs.listDocs(actor, { limit: 50 }, deps);
+          return { resources: page.data.map((d) => ({ uri: `doc://${d.id}`, name: d.id, title: d.title.slice(0, 100), mimeType: 'text/markdown' })) };
+        },
+      }),
+      { title: 'Documentation page', description: 'A documentation page by id (doc://<id>), first 15000 characters', mimeType: 'text/markdown' },
+      async (uri, vars) => {
+        const page = await docs.getDoc(actor, decodeURIComponent(String(vars.id ?? '')), deps);
+        const md = docs.pageMarkdown({ title: '', content: page.content }).replace(/^#\s*\n+/, '');
+        const text = [`# Page ${page.id}`, '', `Title: ${fenceInline('doc-title', page.title, { id: page.id })}`, '', fence('page', clip(md, 15_000).text, { id: page.id })].join('\n');
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: bound(text) }] };
+      },
+    );
+  }
+}
