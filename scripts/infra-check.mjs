@@ -16,6 +16,8 @@ import YAML from 'yaml';
 // The tools come from this repository's node_modules, whatever tree is checked.
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const APPS = ['api', 'mcp', 'worker'];
+/** The variable that sets each app's port in compose (its /metrics is there too). */
+const PORT_VARIABLE = { api: 'PORT', mcp: 'MCP_PORT', worker: 'WORKER_PORT' };
 let ROOT = HERE;
 let INFRA = path.join(ROOT, 'infra');
 let problems = [];
@@ -83,6 +85,11 @@ function checkCompose() {
     if (svc.depends_on?.migrate?.condition !== 'service_completed_successfully') problem(file, `${app} must start after migrate completed`);
     if (!JSON.stringify(svc.healthcheck?.test ?? '').includes('/ready')) problem(file, `${app} needs a healthcheck on /ready`);
     if (app !== 'worker' && svc.environment?.MIGRATE_ON_START !== 'false') problem(file, `${app} must not migrate on start`);
+    const port = svc.environment?.[PORT_VARIABLE[app]];
+    const scrape = svc.labels ?? {};
+    if (scrape['prometheus.io/scrape'] !== 'true' || scrape['prometheus.io/path'] !== '/metrics' || !port || scrape['prometheus.io/port'] !== port) {
+      problem(file, `${app} needs labels prometheus.io/scrape "true", prometheus.io/path /metrics and prometheus.io/port ${port ?? '(its port)'}`);
+    }
     const df = svc.build?.dockerfile && path.resolve(INFRA, svc.build.context ?? '.', svc.build.dockerfile);
     if (!df || !existsSync(df)) problem(file, `${app} build.dockerfile does not exist`);
   }
@@ -92,6 +99,7 @@ function checkCompose() {
   }
   const nginx = path.join(INFRA, 'nginx', 'api.conf');
   if (!/server\s+api:3000\b/.test(read(nginx))) problem(nginx, 'the upstream must point at the compose service api:3000');
+  if (!/location\s*=\s*\/metrics\s*\{\s*return\s+404;/.test(read(nginx))) problem(nginx, 'the public proxy must refuse /metrics (location = /metrics { return 404; })');
 }
 
 // ---- Kubernetes
@@ -157,6 +165,14 @@ async function checkKubernetes() {
   };
   for (const { file, obj } of deployments) checkContainers(file, `Deployment ${obj.metadata.name}`, obj.spec?.template?.spec, true);
   for (const app of APPS) if (!deployments.some((d) => d.obj.metadata.name === `task-tracker-${app}`)) problem(dir, `no Deployment task-tracker-${app}`);
+  // Prometheus' kubernetes-pods discovery: every app's pods say where their /metrics is.
+  for (const { file, obj } of deployments) {
+    const a = obj.spec?.template?.metadata?.annotations ?? {};
+    const ports = (obj.spec?.template?.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => String(p.containerPort)));
+    if (a['prometheus.io/scrape'] !== 'true' || a['prometheus.io/path'] !== '/metrics' || !ports.includes(a['prometheus.io/port'])) {
+      problem(file, `Deployment ${obj.metadata.name}: pod annotations prometheus.io/scrape "true", prometheus.io/path /metrics and prometheus.io/port (a container port)`);
+    }
+  }
 
   const jobs = byKind('Job');
   for (const { file, obj } of jobs) checkContainers(file, `Job ${obj.metadata.name}`, obj.spec?.template?.spec, false);
@@ -177,6 +193,11 @@ async function checkKubernetes() {
   for (const { file, obj } of byKind('Ingress')) {
     const svcs = names('Service');
     for (const rule of obj.spec?.rules ?? []) for (const p of rule.http?.paths ?? []) if (!svcs.has(p.backend?.service?.name)) problem(file, `Ingress backend ${p.backend?.service?.name} is not a Service`);
+    for (const rule of obj.spec?.rules ?? []) {
+      for (const p of rule.http?.paths ?? []) {
+        if (p.path === '/' && p.pathType !== 'Exact') problem(file, `Ingress ${rule.host}: a ${p.pathType} path / would publish /metrics; list the public paths`);
+      }
+    }
   }
   for (const { file, obj } of byKind('ConfigMap')) if (obj.data?.MIGRATE_ON_START !== 'false') problem(file, 'MIGRATE_ON_START must be "false" (the Job migrates)');
 }

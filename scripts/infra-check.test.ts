@@ -47,6 +47,10 @@ describe('infra-check', () => {
     ['k8s-schema', 'infra/k8s/worker.yaml', (t: string) => t.replace('containerPort: 3002', 'containerPort: health'), /containerPort must be integer/],
     ['missing-secret', 'infra/k8s/api.yaml', (t: string) => t.replace('name: task-tracker-secrets', 'name: other-secrets'), /Secret other-secrets does not exist/],
     ['no-hpa', 'infra/k8s/api.yaml', (t: string) => t.replace('name: task-tracker-api\n  minReplicas', 'name: task-tracker-mcp\n  minReplicas'), /no HorizontalPodAutoscaler for the api/],
+    ['no-scrape', 'infra/k8s/worker.yaml', (t: string) => t.replace('prometheus.io/port: "3002"', 'prometheus.io/port: "9999"'), /task-tracker-worker: pod annotations prometheus.io/],
+    ['compose-scrape', 'infra/compose.yaml', (t: string) => t.replace('prometheus.io/port: "3001"', 'prometheus.io/port: "3000"'), /mcp needs labels prometheus.io/],
+    ['public-metrics', 'infra/k8s/ingress.yaml', (t: string) => t.replace('path: /\n            pathType: Exact', 'path: /\n            pathType: Prefix'), /would publish \/metrics/],
+    ['proxy-metrics', 'infra/nginx/api.conf', (t: string) => t.replace('location = /metrics', 'location = /other'), /must refuse \/metrics/],
   ])('finds the problem in %s', async (name, file, edit, expected) => {
     const { problems } = await checkInfra(variant(name, file, edit));
     expect(problems.join('\n')).toMatch(expected);
