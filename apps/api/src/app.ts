@@ -6,6 +6,7 @@ import { auth, DomainError, type Deps } from '@tt/domain';
 import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
 import { adminRoutes } from './admin/admin.routes.js';
 import { automationAdminRoutes } from './admin/automations.routes.js';
+import { webhookAdminRoutes } from './admin/webhooks.routes.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
 import { docsPages } from './docs-page.js';
@@ -87,6 +88,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
   const adminRouter = express.Router();
   adminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps);
   automationAdminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps, a.jobs);
+  webhookAdminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps);
   app.use(
     '/admin/v1',
     express.json({ limit: '1mb', strict: false }),

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { parseConfig, portVariable, ServerConfigShape } from '@tt/http';
+import { parseConfig, portVariable, ServerConfigShape, WebhookConfigShape } from '@tt/http';
 
 export { trustProxy } from '@tt/http';
 
 /** Process configuration, parsed once from the environment in main and passed down. */
 export const ConfigSchema = z.object({
   ...ServerConfigShape,
+  ...WebhookConfigShape,
   PORT: portVariable(3000),
   ADMIN_TOKEN: z.string().min(16).optional(),
   PUBLIC_URL: z.string().optional(),

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createLogger, createRuntime, onShutdown, startOrExit } from '@tt/http';
+import { createLogger, createRuntime, onShutdown, startOrExit, webhookSettings } from '@tt/http';
 import { startMcp } from '@tt/mcp';
 import { loadConfig } from './config.js';
 import { seedDemo } from './seed.js';
@@ -26,6 +26,8 @@ const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = awai
     // The worker's handlers run here too (in-process queue; with REDIS_URL, a BullMQ consumer in this process).
     consumeJobs: true,
     queuePrefix: config.QUEUE_PREFIX,
+    // A demo on one machine: receivers on localhost are allowed unless WEBHOOK_ALLOW_PRIVATE=false.
+    webhooks: webhookSettings(config, true),
   });
   let demoKey = saved?.demoKey;
   if (!demoKey) {

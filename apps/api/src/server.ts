@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeServer, createLogger, createRuntime, migrateOnStart, type Runtime } from '@tt/http';
+import { closeServer, createLogger, createRuntime, migrateOnStart, type Runtime, webhookSettings } from '@tt/http';
 import type { Logger } from 'pino';
 import { createApiApp } from './app.js';
 import { trustProxy, type Config } from './config.js';
@@ -22,7 +22,7 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<ApiSe
     (await createRuntime({
       databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, redisUrl: config.REDIS_URL,
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger, migrate: migrateOnStart(config.MIGRATE_ON_START),
-      queuePrefix: config.QUEUE_PREFIX,
+      queuePrefix: config.QUEUE_PREFIX, webhooks: webhookSettings(config),
     }));
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   const { app } = createApiApp({

@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { BaseConfigShape, parseConfig, portVariable } from '@tt/http';
+import { BaseConfigShape, parseConfig, portVariable, WebhookConfigShape } from '@tt/http';
 
 /** Worker configuration, parsed once from the environment in main and passed down. */
 export const WorkerConfigSchema = z.object({
   ...BaseConfigShape,
+  ...WebhookConfigShape,
   WORKER_PORT: portVariable(3002),
   /** Jobs handled at once by this process. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Webhook deliveries sent at once by this process (their own queue, so slow receivers never hold up notifications). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** A job stays locked this long without a heartbeat; jobs of a killed worker run again after it. */
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** BullMQ key prefix shared with the api and mcp processes. */

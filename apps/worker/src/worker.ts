@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { closeServer, createLogger, createRuntime, httpMetrics, metricsRoute, type Runtime } from '@tt/http';
+import { closeServer, createLogger, createRuntime, httpMetrics, metricsRoute, type Runtime, webhookSettings } from '@tt/http';
 import type { WorkerConfig } from './config.js';
 
 /**
@@ -41,14 +41,14 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
   const runtime = await createRuntime({
     databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, redisUrl: config.REDIS_URL, rateLimitPerMinute: 1, logger,
     migrate: false, consumeJobs: true, jobConcurrency: config.WORKER_CONCURRENCY, jobLockDurationMs: config.WORKER_LOCK_DURATION_MS,
-    queuePrefix: config.QUEUE_PREFIX,
+    queuePrefix: config.QUEUE_PREFIX, webhooks: webhookSettings(config), webhookConcurrency: config.WEBHOOK_CONCURRENCY,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createWorkerApp(runtime, { metricsToken: config.METRICS_TOKEN }).listen(config.WORKER_PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.WORKER_PORT;
-  logger.info({ port, concurrency: config.WORKER_CONCURRENCY, queue: config.REDIS_URL ? 'bullmq' : 'in-process' }, 'worker listening');
+  logger.info({ port, concurrency: config.WORKER_CONCURRENCY, webhookConcurrency: config.WEBHOOK_CONCURRENCY, queue: config.REDIS_URL ? 'bullmq' : 'in-process' }, 'worker listening');
   return {
     url: `http://127.0.0.1:${port}`,
     runtime,

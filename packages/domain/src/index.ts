@@ -31,6 +31,7 @@ export * as docs from './services/docs.js';
 export * as meetings from './services/meetings.js';
 export * as notifications from './services/notifications.js';
 export * as automations from './services/automations.js';
+export * as webhooks from './services/webhooks.js';
 export * as idempotency from './services/idempotency.js';
 export * as people from './services/people.js';
 export * as refs from './services/refs.js';

@@ -21,6 +21,7 @@ export const JOB_SCHEMAS = {
     statusId: z.string(),
     actorId: z.string(),
   }),
+  'webhooks.deliver': z.object({ deliveryId: z.string() }),
 } as const;
 
 export type JobName = keyof typeof JOB_SCHEMAS;

@@ -3,6 +3,7 @@ import type { Category } from './schemas/project.js';
 import type { Priority, TaskType } from './schemas/task.js';
 import type { AutomationAction } from './schemas/admin.js';
 import type { NotificationKind } from './schemas/notification.js';
+import type { WebhookRepo } from './webhook-ports.js';
 import type { VersionsRepo } from './versions.js';
 import type { IdempotencyRepo } from './idempotency.js';
 
@@ -549,6 +550,7 @@ export interface Repos {
     /** Deletes rows relayed before `at`; returns how many. */
     prune(at: number): Promise<number>;
   };
+  webhooks: WebhookRepo;
 }
 
 /** The store: repositories plus a transaction boundary. Jobs added inside a transaction commit with it. */

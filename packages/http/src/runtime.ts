@@ -2,9 +2,11 @@ import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
-import { createJobSystem, type JobSystem } from '@tt/jobs';
+import { createJobSystem, createWebhookPorts, type JobSystem } from '@tt/jobs';
 import { createStore, migrate, newId, openDatabase } from '@tt/store';
+import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-config.js';
 
 export interface RuntimeOptions {
   databaseUrl?: string | undefined;
@@ -24,6 +26,10 @@ export interface RuntimeOptions {
   jobLockDurationMs?: number;
   /** BullMQ key prefix; producers and workers of one deployment share it (default `tt`). */
   queuePrefix?: string | undefined;
+  /** Webhook policy and address rule (WEBHOOK_* variables); default: public addresses only, the issue's timings. */
+  webhooks?: WebhookSettings | undefined;
+  /** Webhook deliveries handled at once when this process consumes (WEBHOOK_CONCURRENCY). */
+  webhookConcurrency?: number | undefined;
 }
 
 export interface Runtime {
@@ -53,8 +59,12 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     newId,
     jobs: o.jobs ?? jobs.signal,
     rateLimitPerMinute: o.rateLimitPerMinute,
+    webhooks: createWebhookPorts({
+      ...(o.webhooks ?? DEFAULT_WEBHOOK_SETTINGS),
+      observe: (outcome) => webhookDeliveries.inc({ outcome }),
+    }),
   };
-  jobs.start(deps, { consume: o.consumeJobs, concurrency: o.jobConcurrency, lockDurationMs: o.jobLockDurationMs });
+  jobs.start(deps, { consume: o.consumeJobs, concurrency: o.jobConcurrency, lockDurationMs: o.jobLockDurationMs, webhookConcurrency: o.webhookConcurrency });
   return {
     deps,
     db,

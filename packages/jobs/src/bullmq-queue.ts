@@ -1,12 +1,14 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job, type MinimalJob } from 'bullmq';
 import { Redis } from 'ioredis';
-import { DEFAULT_PREFIX, QUEUE_NAME, retryOf } from './catalog.js';
+import { DEFAULT_PREFIX, handlerBackoff, QUEUE_NAME, retryOf } from './catalog.js';
 import type { FailedJob, JobQueue, Log, QueueCounts, RetryResult } from './queue.js';
 
 export interface BullQueueOptions {
   redisUrl: string;
   /** Key prefix; processes that share a queue use the same one. */
   prefix?: string | undefined;
+  /** Queue name under the prefix (default `jobs`; webhook deliveries use `webhooks`). */
+  name?: string | undefined;
   log: Log;
 }
 
@@ -43,7 +45,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
     if (made) return made;
     await connected();
     if (made) return made;
-    made = new Queue(QUEUE_NAME, { connection: producer, prefix });
+    made = new Queue(o.name ?? QUEUE_NAME, { connection: producer, prefix });
     made.on('error', (err) => o.log.debug({ err: err.message }, 'queue error'));
     return made;
   };
@@ -64,7 +66,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
               jobId: j.id,
               timestamp: j.timestamp,
               attempts: retry.attempts,
-              backoff: { type: 'exponential', delay: retry.backoffMs },
+              backoff: { type: retry.delayFromError ? 'handler' : 'exponential', delay: retry.backoffMs },
               // Finished jobs stay a while, so a late re-relay of the same id is recognised and dropped.
               removeOnComplete: { age: DAY_S, count: 50_000 },
               removeOnFail: { age: 14 * DAY_S },
@@ -86,9 +88,13 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       const start = () => {
         if (closed || worker) return;
         worker = new Worker(
-          QUEUE_NAME,
+          o.name ?? QUEUE_NAME,
           (job: Job) => processor({ id: job.id!, name: job.name, payload: job.data, timestamp: job.timestamp, attempt: job.attemptsMade + 1 }),
-          { connection, prefix, concurrency: opts.concurrency, lockDuration, stalledInterval: lockDuration, maxStalledCount: 3 },
+          {
+            connection, prefix, concurrency: opts.concurrency, lockDuration, stalledInterval: lockDuration, maxStalledCount: 3,
+            // Jobs with backoff type 'handler' wait what their handler asked for (RetryLaterError).
+            settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error, job?: MinimalJob) => handlerBackoff(attemptsMade, job?.opts.backoff && typeof job.opts.backoff === 'object' ? job.opts.backoff.delay ?? 1000 : 1000, err) },
+          },
         );
         worker.on('error', (err) => o.log.warn({ err: err.message }, 'worker error'));
         worker.on('failed', (job, err) => {

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { automations, notifications, type Deps } from '@tt/domain';
+import { automations, notifications, webhooks, type Deps } from '@tt/domain';
 import { isJobName, isPermanent, parsePayload, type JobName, type JobPayload } from './catalog.js';
 import type { JobProcessor, JobRun, Log } from './queue.js';
 
@@ -10,6 +10,7 @@ const HANDLERS: { [N in JobName]: Handler<N> } = {
   'notify.assigned': async (p, meta, deps) => ({ delivered: await notifications.deliverAssigned(p, meta, deps) }),
   'notify.comment': async (p, meta, deps) => ({ delivered: await notifications.deliverComment(p, meta, deps) }),
   'automations.task_created': async (p, _meta, deps) => ({ rules: await automations.runTaskCreated(p, deps) }),
+  'webhooks.deliver': async (p, _meta, deps) => ({ ...(await webhooks.deliver(p, deps)) }),
 };
 
 /** Validates a job's payload and runs its handler. */

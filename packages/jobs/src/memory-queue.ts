@@ -1,4 +1,4 @@
-import { isPermanent, retryOf } from './catalog.js';
+import { handlerBackoff, isPermanent, retryOf } from './catalog.js';
 import type { FailedJob, JobProcessor, JobQueue, Log, QueueCounts, QueuedJob, RetryResult } from './queue.js';
 
 interface Entry {
@@ -78,7 +78,7 @@ export function createMemoryQueue(o: MemoryQueueOptions): JobQueue & { idle(): P
           entry.state = 'waiting';
           waiting.push(entry.job.id);
           pump();
-        }, policy.backoffMs * 2 ** (entry.attemptsMade - 1));
+        }, policy.delayFromError ? handlerBackoff(entry.attemptsMade, policy.backoffMs, err) : policy.backoffMs * 2 ** (entry.attemptsMade - 1));
         entry.timer.unref?.();
       }
     } finally {

@@ -48,6 +48,8 @@ export interface ConsumeOptions {
   concurrency: number;
   /** How long a job stays locked to a worker without a heartbeat; a killed worker's jobs return after this. */
   lockDurationMs?: number | undefined;
+  /** Webhook deliveries handled at once (their own queue); default `concurrency`. */
+  webhookConcurrency?: number | undefined;
 }
 
 export interface JobConsumer {

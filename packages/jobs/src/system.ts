@@ -1,6 +1,8 @@
 import type { Deps, JobSignal, Store } from '@tt/domain';
 import { createBullQueue } from './bullmq-queue.js';
+import { WEBHOOK_QUEUE_NAME } from './catalog.js';
 import { createProcessor } from './handlers.js';
+import { createLaneQueue } from './lanes.js';
 import { createMemoryQueue } from './memory-queue.js';
 import type { JobConsumer, JobQueue, Log, QueueCounts } from './queue.js';
 import { createOutboxRelay, outboxRowId, type OutboxRelay } from './relay.js';
@@ -19,6 +21,8 @@ export interface StartOptions {
   consume?: boolean | undefined;
   concurrency?: number | undefined;
   lockDurationMs?: number | undefined;
+  /** Webhook deliveries handled at once by this process (default `concurrency`). */
+  webhookConcurrency?: number | undefined;
 }
 
 export interface JobStats extends QueueCounts {
@@ -44,17 +48,23 @@ export interface JobSystem {
 /** The outbox relay and the queue (BullMQ or in-process) of one process. */
 export function createJobSystem(o: JobSystemOptions): JobSystem {
   const log = o.log.child({ component: 'jobs' });
-  const memory = o.redisUrl
-    ? undefined
-    : createMemoryQueue({
-        log,
-        // The outbox row is done only when its job is: a crash before that runs the job again at the next start.
-        onSettled: async (job) => {
-          const row = outboxRowId(job.id);
-          if (row !== undefined) await o.store.outbox.markRelayed([row], Date.now());
-        },
-      });
-  const queue: JobQueue = memory ?? createBullQueue({ redisUrl: o.redisUrl!, prefix: o.prefix, log });
+  const memoryLane = () =>
+    createMemoryQueue({
+      log,
+      // The outbox row is done only when its job is: a crash before that runs the job again at the next start.
+      onSettled: async (job) => {
+        const row = outboxRowId(job.id);
+        if (row !== undefined) await o.store.outbox.markRelayed([row], Date.now());
+      },
+    });
+  // Two lanes (see lanes.ts): webhook deliveries apart from the other jobs.
+  const memory = o.redisUrl ? undefined : createLaneQueue({ jobs: memoryLane(), webhooks: memoryLane() });
+  const queue: JobQueue =
+    memory ??
+    createLaneQueue({
+      jobs: createBullQueue({ redisUrl: o.redisUrl!, prefix: o.prefix, log }),
+      webhooks: createBullQueue({ redisUrl: o.redisUrl!, prefix: o.prefix, name: WEBHOOK_QUEUE_NAME, log }),
+    });
   const relay = createOutboxRelay({ store: o.store, queue, log, pollMs: o.pollMs });
   let consumer: JobConsumer | undefined;
 
@@ -67,7 +77,9 @@ export function createJobSystem(o: JobSystemOptions): JobSystem {
     },
     start(deps, opts = {}) {
       if ((opts.consume || memory) && !consumer) {
-        consumer = queue.consume(createProcessor(deps, log), { concurrency: opts.concurrency ?? 4, lockDurationMs: opts.lockDurationMs });
+        consumer = queue.consume(createProcessor(deps, log), {
+          concurrency: opts.concurrency ?? 4, lockDurationMs: opts.lockDurationMs, webhookConcurrency: opts.webhookConcurrency,
+        });
       }
       relay.start();
     },

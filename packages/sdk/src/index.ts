@@ -19,3 +19,5 @@ export { Notifications } from './resources/notifications.js';
 export { OperatorClient } from './operator.js';
 export type { OperatorClientOptions } from './operator.js';
 export type { RequestSpec } from './operations.js';
+export { verifyWebhook, WebhookVerificationError, WEBHOOK_HEADERS } from './webhooks.js';
+export type { VerifyWebhookOptions } from './webhooks.js';

@@ -1,11 +1,11 @@
 import { HttpClient, type CallInput, type ClientOptions, type RequestOptions } from './http.js';
 import type { RequestSpec } from './operations.js';
-import type { Envelope } from './responses.js';
+import type { Envelope, Page } from './responses.js';
 import type {
   ApiKey, Attachment, AttachmentInput, Automation, BoardAccessInput, BoardWithAccess, CreateAutomationInput, CreateDocSpaceInput,
   CreateMeetingFolderInput, CreateMeetingInput, CreateTeamInput, CreateUserInput, CreateWorkspaceInput, DocSpaceWithMembers, IssuedKey,
   IssueKeyInput, MeetingFolder, MeetingWithSummary, Notification, Task, Team, UpdateKeyInput, UpdateWorkspaceInput, User,
-  UserNotificationsParams, Workspace,
+  UserNotificationsParams, Workspace, CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookWithSecret, WebhookDelivery, ListDeliveriesParams,
 } from './types.js';
 
 export interface OperatorClientOptions extends Omit<ClientOptions, 'apiKey'> {
@@ -99,5 +99,26 @@ export class OperatorClient {
     /** Records a meeting with its summary and transcript (`folderId` null = personal meeting of `createdBy`). */
     create: (workspaceId: string, input: CreateMeetingInput, opts?: RequestOptions) =>
       this.data<MeetingWithSummary>('POST', '/workspaces/{id}/meetings', 201, { params: { id: workspaceId }, body: input }, opts),
+  };
+
+  readonly webhooks = {
+    /** Subscribes a URL to events of a workspace; the answer holds the signing secret, shown only here. */
+    create: (workspaceId: string, input: CreateWebhookInput, opts?: RequestOptions) =>
+      this.data<WebhookWithSecret>('POST', '/workspaces/{id}/webhooks', 201, { params: { id: workspaceId }, body: input }, opts),
+    list: (workspaceId: string, opts?: RequestOptions) =>
+      this.data<Webhook[]>('GET', '/workspaces/{id}/webhooks', 200, { params: { id: workspaceId } }, opts),
+    /** Changes url, events, projectIds or active (true switches a disabled subscription on again). */
+    update: (id: string, input: UpdateWebhookInput, opts?: RequestOptions) =>
+      this.data<Webhook>('PATCH', '/webhooks/{id}', 200, { params: { id }, body: input }, opts),
+    delete: (id: string, opts?: RequestOptions) => this.data<void>('DELETE', '/webhooks/{id}', 204, { params: { id } }, opts),
+    /** A new secret; the previous one keeps signing for 24 hours. */
+    rotateSecret: (id: string, opts?: RequestOptions) =>
+      this.data<WebhookWithSecret>('POST', '/webhooks/{id}/rotate-secret', 200, { params: { id } }, opts),
+    /** The delivery log, newest first (one page). */
+    deliveries: (id: string, params: ListDeliveriesParams = {}, opts?: RequestOptions) =>
+      this.http.request<Page<WebhookDelivery>>({ method: 'GET', path: '/admin/v1/webhooks/{id}/deliveries', status: 200 }, { params: { id }, query: params }, opts),
+    /** Sends a delivery's event again as a new delivery. */
+    redeliver: (id: string, deliveryId: string, opts?: RequestOptions) =>
+      this.data<WebhookDelivery>('POST', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', 201, { params: { id, deliveryId } }, opts),
   };
 }

@@ -99,3 +99,13 @@ export type CreateDocSpaceInput = z.input<typeof D.CreateDocSpaceInput>;
 export type CreateMeetingFolderInput = z.input<typeof D.CreateMeetingFolderInput>;
 export type CreateMeetingInput = z.input<typeof D.CreateMeetingInput>;
 export type UserNotificationsParams = QueryOf<z.output<typeof D.UserNotificationsQuery>>;
+
+// ---- Webhooks: subscriptions (operator API), deliveries and the body of a delivery ----
+export type Webhook = D.Webhook;
+export type WebhookWithSecret = D.WebhookWithSecret;
+export type WebhookDelivery = D.WebhookDelivery;
+export type WebhookEventType = D.WebhookEventType;
+export type WebhookEvent = D.WebhookEventBody;
+export type CreateWebhookInput = z.input<typeof D.CreateWebhookInput>;
+export type UpdateWebhookInput = z.input<typeof D.UpdateWebhookInput>;
+export type ListDeliveriesParams = QueryOf<z.output<typeof D.ListDeliveriesQuery>>;

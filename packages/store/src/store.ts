@@ -9,6 +9,7 @@ import { attachmentRepo, commentRepo, taskRepo } from './repos/tasks.js';
 import { automationRepo } from './repos/automations.js';
 import { notificationRepo } from './repos/notifications.js';
 import { outboxRepo } from './repos/outbox.js';
+import { webhookRepo } from './repos/webhooks.js';
 import { versionRepo } from './repos/versions.js';
 import { idempotencyRepo } from './repos/idempotency.js';
 
@@ -33,6 +34,7 @@ function repos(db: Knex): Repos {
     automations: automationRepo(db),
     idempotency: idempotencyRepo(db),
     outbox: outboxRepo(db),
+    webhooks: webhookRepo(db),
     versions: versionRepo(db),
   };
 }

@@ -58,10 +58,10 @@ export async function startStack(o: { redisUrl: string; prefix?: string; consume
   };
 }
 
-/** Removes a test's queue from Redis. */
-export async function dropQueue(redisUrl: string, prefix: string): Promise<void> {
+/** Removes a test's queue from Redis (`jobs`, or another lane's name such as `webhooks`). */
+export async function dropQueue(redisUrl: string, prefix: string, name = QUEUE_NAME): Promise<void> {
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const q = new Queue(QUEUE_NAME, { connection, prefix });
+  const q = new Queue(name, { connection, prefix });
   try {
     await q.obliterate({ force: true });
   } finally {

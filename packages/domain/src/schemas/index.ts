@@ -8,5 +8,6 @@ export * from './doc.js';
 export * from './meeting.js';
 export * from './notification.js';
 export * from './automation.js';
+export * from './webhook.js';
 export * from './agreement.js';
 export * from './one-line.js';

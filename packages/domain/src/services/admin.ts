@@ -10,6 +10,7 @@ import type {
 } from '../schemas/admin.js';
 import { hashToken, newToken } from './auth.js';
 import { assertActive, presentFullTask } from './tasks.js';
+import { taskEvent } from './webhook-events.js';
 
 const DAY = 86_400_000;
 /** Key lifetime bounds: 30 days to a year ahead (a minute of slack for clocks and round trips). */
@@ -114,11 +115,16 @@ export async function addAttachment(taskId: string, input: AttachmentInput, deps
 }
 
 export async function archiveTask(taskId: string, archived: boolean, deps: Deps): Promise<Task> {
-  return deps.store.transaction(async (repos) => {
+  const result = await deps.store.transaction(async (repos) => {
     const task = await repos.tasks.getAny(taskId);
     if (!task) throw notFound('Task');
     const now = deps.now();
     await repos.tasks.update(task.id, { archivedAt: archived ? (task.archivedAt ?? now) : null, updatedAt: now });
-    return presentFullTask(null, (await repos.tasks.getAny(task.id))!, repos);
+    const after = (await repos.tasks.getAny(task.id))!;
+    // Only a real change is an event: archiving an archived task sends nothing.
+    if ((task.archivedAt !== null) !== archived) await taskEvent(repos, deps, archived ? 'task.archived' : 'task.restored', null, after);
+    return presentFullTask(null, after, repos);
   });
+  deps.jobs.notify();
+  return result;
 }

@@ -8,6 +8,7 @@ import type { Automation } from '../schemas/automation.js';
 import { SCOPES } from '../schemas/company.js';
 import { addComment } from './comments.js';
 import { moveTask, updateTask } from './tasks.js';
+import { taskChangeEvents } from './webhook-events.js';
 
 export const presentAutomation = (a: AutomationRecord): Automation => ({
   id: a.id, boardId: a.boardId, trigger: a.trigger, statusId: a.statusId, actions: a.actions, ownerId: a.ownerId, createdAt: a.createdAt,
@@ -108,6 +109,7 @@ async function apply(actor: Actor, taskId: string, action: AutomationAction, dep
       // Appended as is: existing items keep their ids (a checklist write through updateTask would renumber them).
       const items = action.items.map((i) => ({ id: deps.newId('chk'), text: i.text, done: i.done }));
       await repos.tasks.update(task.id, { checklist: [...task.checklist, ...items], updatedAt: deps.now() });
+      await taskChangeEvents(repos, deps, actor.user.id, task, (await repos.tasks.getAny(task.id)) ?? task);
       return;
     }
     case 'comment':

@@ -5,6 +5,7 @@ import { invalid, missingRef } from '../errors.js';
 import { job } from '../jobs.js';
 import { presentComment } from '../presenters.js';
 import { mentionedLogins } from '../rules/text.js';
+import { recordEvent, taskRefOf } from './webhook-events.js';
 import type { Page } from '../schemas/common.js';
 import type { Comment, CreateCommentInput } from '../schemas/task.js';
 import { assertActive, findVisibleTask, visibleTask } from './tasks.js';
@@ -53,6 +54,10 @@ export async function addComment(actor: Actor, ref: string, input: CreateComment
     await repos.outbox.add([
       job('notify.comment', { workspaceId: actor.workspace.id, taskId: task.id, commentId: created.id, actorId: actor.user.id }),
     ]);
+    await recordEvent(repos, deps, {
+      workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created',
+      data: { actorId: actor.user.id, comment: presentComment(created), task: taskRefOf(task) },
+    });
     return created;
   });
   deps.jobs.notify();

@@ -8,6 +8,7 @@ import type { Page } from '../schemas/common.js';
 import type { CreateDocSpaceInput } from '../schemas/meeting.js';
 import type { CreateDocInput, Doc, DocSpace, DocSummary, ListDocsQuery, UpdateDocInput } from '../schemas/doc.js';
 import { filterTaskId, findVisibleTask } from './tasks.js';
+import { recordEvent } from './webhook-events.js';
 import { withVisibleTaskIds } from './visibility.js';
 import { checkVersion, withoutVersion, type Versioned, type WriteOptions } from '../versions.js';
 
@@ -92,7 +93,7 @@ export async function getDocMarkdown(actor: Actor, id: string, deps: Deps): Prom
 
 export async function createDocVersioned(actor: Actor, input: CreateDocInput, deps: Deps): Promise<Versioned<Doc>> {
   requireScope(actor, 'docs:write');
-  return deps.store.transaction(async (repos) => {
+  const result = await deps.store.transaction(async (repos) => {
     const space = await visibleSpace(actor, input.spaceId, repos);
     if (!space) throw missingRef('body.spaceId', `space ${input.spaceId}`);
     let parentPath = space.id;
@@ -118,8 +119,13 @@ export async function createDocVersioned(actor: Actor, input: CreateDocInput, de
     if (taskIds.length) await repos.docs.setTasks(id, taskIds);
     await repos.versions.bump('task', taskIds); // their docIds changed
     await repos.docs.addLog({ docId: id, userId: actor.user.id, action: 'created', changes: ['title', 'content', ...(taskIds.length ? ['taskIds'] : [])], createdAt: now });
-    return versionedDoc(actor, (await repos.docs.get(actor.workspace.id, id))!, repos);
+    const created = (await repos.docs.get(actor.workspace.id, id))!;
+    // Pages belong to no project: only subscriptions to every project hear of them.
+    await recordEvent(repos, deps, { workspaceId: actor.workspace.id, projectId: null, type: 'doc.created', data: { actorId: actor.user.id, doc: presentDoc(created) } });
+    return versionedDoc(actor, created, repos);
   });
+  deps.jobs.notify();
+  return result;
 }
 export const createDoc = withoutVersion(createDocVersioned);
 
@@ -131,7 +137,7 @@ export async function updateDocVersioned(
   actor: Actor, id: string, input: UpdateDocInput, deps: Deps, opts?: WriteOptions,
 ): Promise<Versioned<Doc>> {
   requireScope(actor, 'docs:write');
-  return deps.store.transaction(async (repos) => {
+  const result = await deps.store.transaction(async (repos) => {
     const doc = await visibleDoc(actor, id, repos);
     await checkVersion(repos, 'doc', doc, `Page ${doc.id}`, opts);
     const content = richText(input.content, input.text);
@@ -164,8 +170,12 @@ export async function updateDocVersioned(
       await repos.versions.bump('task', [...taskIds, ...doc.taskIds].filter((t) => !kept.has(t)));
     }
     await repos.docs.addLog({ docId: doc.id, userId: actor.user.id, action: 'updated', changes, createdAt: now });
-    return versionedDoc(actor, (await repos.docs.get(actor.workspace.id, doc.id))!, repos);
+    const updated = (await repos.docs.get(actor.workspace.id, doc.id))!;
+    await recordEvent(repos, deps, { workspaceId: actor.workspace.id, projectId: null, type: 'doc.updated', data: { actorId: actor.user.id, doc: presentDoc(updated), changes } });
+    return versionedDoc(actor, updated, repos);
   });
+  deps.jobs.notify();
+  return result;
 }
 export const updateDoc = withoutVersion(updateDocVersioned);
 

@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Deps } from '../deps.js';
 import { DomainError, invalid, missingRef, notFound, rejected } from '../errors.js';
 import { job } from '../jobs.js';
+import { taskChangeEvents, taskEvent } from './webhook-events.js';
 import type { BoardRecord, ChecklistRecord, OutboxJob, Repos, StatusRecord, TaskPatch, TaskRecord, TaskView } from '../ports.js';
 import { presentTask, presentTaskSummary } from '../presenters.js';
 import { filterUserId } from './people.js';
@@ -187,6 +188,7 @@ export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: 
       jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: notify }));
     }
     await repos.outbox.add(jobs);
+    await taskEvent(repos, deps, 'task.created', actor.user.id, task);
     if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
     return full(actor, task, repos);
   }
@@ -305,6 +307,7 @@ export async function updateTaskVersioned(
 
     await repos.tasks.update(task.id, patch);
     if (jobs.length) await repos.outbox.add(jobs);
+    await taskChangeEvents(repos, deps, actor.user.id, task, await reloadRecord(task, repos));
     // The old and the new parent show the change in their subtaskIds.
     if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
       await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
@@ -320,7 +323,7 @@ export async function moveTaskVersioned(
   actor: Actor, ref: string, input: MoveTaskInput, deps: Deps, opts?: WriteOptions,
 ): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
-  return deps.store.transaction(async (repos) => {
+  const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
     await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
@@ -338,8 +341,11 @@ export async function moveTaskVersioned(
       doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
       updatedAt: now,
     });
+    await taskChangeEvents(repos, deps, actor.user.id, task, await reloadRecord(task, repos));
     return versioned(actor, task, repos);
   });
+  deps.jobs.notify();
+  return result;
 }
 export const moveTask = withoutVersion(moveTaskVersioned);
 
@@ -353,8 +359,15 @@ export async function deleteTask(actor: Actor, ref: string, deps: Deps, opts?: W
     const { subtaskIds, docIds } = await repos.tasks.details(task, null);
     await repos.versions.bump('task', task.parentId === null ? subtaskIds : [task.parentId, ...subtaskIds]);
     await repos.versions.bump('doc', docIds);
+    await taskEvent(repos, deps, 'task.deleted', actor.user.id, task);
     await repos.tasks.delete(task.id);
   });
+  deps.jobs.notify();
+}
+
+/** The task's row as it is now, inside the change's transaction (for the events that compare before and after). */
+async function reloadRecord(task: TaskRecord, repos: Repos): Promise<TaskRecord> {
+  return (await repos.tasks.get(task.workspaceId, { id: task.id })) ?? task;
 }
 
 export { assertActive, full as presentFullTask };

@@ -8,12 +8,13 @@ import type { Page } from '../schemas/common.js';
 import type { TimeLog } from '../schemas/task.js';
 import type { LogTimeInput, TimeEntriesQuery, TimeReport, TimeReportQuery, TimeReportRow } from '../schemas/time.js';
 import { assertActive, filterTaskId, visibleTask } from './tasks.js';
+import { recordEvent, taskRefOf } from './webhook-events.js';
 
 /** Records time on a task for the key's user; the task's timeSpentSeconds grows with it. */
 export async function logTime(actor: Actor, ref: string, input: LogTimeInput, deps: Deps): Promise<TimeLog> {
   requireScope(actor, 'time:write');
   const seconds = input.seconds ?? Math.round((input.minutes ?? 0) * 60);
-  return deps.store.transaction(async (repos) => {
+  const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
     const now = deps.now();
@@ -22,8 +23,14 @@ export async function logTime(actor: Actor, ref: string, input: LogTimeInput, de
       date: input.date ?? today(actor.workspace.timezone, now), note: input.note, createdAt: now,
     });
     await repos.tasks.update(task.id, { updatedAt: now });
+    await recordEvent(repos, deps, {
+      workspaceId: task.workspaceId, projectId: task.projectId, type: 'time.logged',
+      data: { actorId: actor.user.id, timeLog: presentTimeLog(log), task: taskRefOf(task) },
+    });
     return presentTimeLog(log);
   });
+  deps.jobs.notify();
+  return result;
 }
 
 async function filterFor(actor: Actor, q: TimeEntriesQuery | TimeReportQuery, deps: Deps): Promise<TimeFilter> {

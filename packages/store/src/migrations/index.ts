@@ -4,6 +4,7 @@ import * as timeDocsMeetings from './002-time-docs-meetings.js';
 import * as notificationsAutomations from './003-notifications-automations.js';
 import * as idempotency from './004-idempotency.js';
 import * as versions from './005-versions.js';
+import * as webhooks from './006-webhooks.js';
 import * as mcpLinks from './007-mcp-links.js';
 import * as speed from './008-speed.js';
 
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '003-notifications-automations': notificationsAutomations,
   '004-idempotency': idempotency,
   '005-versions': versions,
+  '006-webhooks': webhooks,
   '007-mcp-links': mcpLinks,
   '008-speed': speed,
 };
