@@ -10,7 +10,7 @@ import { webhookAdminRoutes } from './admin/webhooks.routes.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
 import { docsPages } from './docs-page.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApi, buildOperatorOpenApi } from './openapi.js';
 import { companyRoutes } from './routes/company/company.routes.js';
 import { projectRoutes } from './routes/projects/projects.routes.js';
 import { docRoutes } from './routes/docs/docs.routes.js';
@@ -35,7 +35,7 @@ export interface ApiDeps {
 }
 
 /** The REST API and operator API as an Express app, with no listening socket. */
-export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
+export function createApiApp(a: ApiDeps): { app: Express; openapi: object; operatorOpenapi: object } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', a.trustProxy);
@@ -86,9 +86,14 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
   });
 
   const adminRouter = express.Router();
-  adminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps);
-  automationAdminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps, a.jobs);
-  webhookAdminRoutes(new Routes(adminRouter, null, '/admin/v1'), a.deps);
+  // The operator API is described too (GET /admin/v1/openapi.json, behind the operator token): tests fuzz it from there.
+  const operatorRegistry = new OpenAPIRegistry();
+  const operator = new Routes(adminRouter, operatorRegistry, '/admin/v1');
+  adminRoutes(operator, a.deps);
+  automationAdminRoutes(operator, a.deps, a.jobs);
+  webhookAdminRoutes(operator, a.deps);
+  const operatorOpenapi = buildOperatorOpenApi(operatorRegistry, a.publicUrl ?? '/');
+  adminRouter.get('/openapi.json', (_req, res) => void res.json(operatorOpenapi));
   app.use(
     '/admin/v1',
     express.json({ limit: '1mb', strict: false }),
@@ -102,5 +107,5 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object } {
   );
   app.use(notFoundRoute);
   app.use(errorHandler);
-  return { app, openapi };
+  return { app, openapi, operatorOpenapi };
 }

@@ -188,7 +188,7 @@ describe('PATCH /docs/{id}', () => {
   it('nothing is written when a link is bad', async () => {
     const d = (await create({ title: 'Atomic', text: 'keep' })).body.data;
     const bad = await h.call(ws.token, 'PATCH', `/docs/${d.id}`, { text: 'lost', taskIds: ['DOC-404'] });
-    expect(bad.status).toBe(400);
+    expect(bad.status).toBe(404);
     expect((await h.call(ws.token, 'GET', `/docs/${d.id}`)).body.data.text).toBe('keep');
   });
 });

@@ -36,3 +36,14 @@ export function buildOpenApi(registry: OpenAPIRegistry, serverUrl: string): obje
     ],
   });
 }
+
+/** The operator API's own document (served behind the operator token): what tests and operator tooling read. */
+export function buildOperatorOpenApi(registry: OpenAPIRegistry, serverUrl: string): object {
+  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'The operator token: `Authorization: Bearer <ADMIN_TOKEN>`' });
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: 'Task Tracker operator API', version: '1.0.0', description: 'Workspaces, users, keys, access and test data for operators.' },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+  });
+}

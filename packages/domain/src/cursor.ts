@@ -9,8 +9,8 @@ import { invalid } from './errors.js';
  */
 const KEY = 'tt-cursor-v2';
 const TAG_LENGTH = 16;
-/** Store positions are ids, numbers, days and the separators between them. */
-const POSITION = /^[A-Za-z0-9_.:|-]{1,300}$/;
+/** Store positions are ids, numbers, days, tree paths and the separators between them. */
+const POSITION = /^[A-Za-z0-9_.:|/-]{1,300}$/;
 
 const tagOf = (position: string): string => createHmac('sha256', KEY).update(position).digest('base64url').slice(0, TAG_LENGTH);
 

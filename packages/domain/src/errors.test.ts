@@ -16,7 +16,10 @@ describe('ERROR_STATUS', () => {
       plan_required: 403,
       not_found: 404,
       archived: 409,
+      idempotency_conflict: 409,
+      precondition_failed: 412,
       rejected: 422,
+      idempotency_key_reused: 422,
       rate_limited: 429,
       internal: 500,
     });

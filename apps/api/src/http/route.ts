@@ -108,8 +108,10 @@ export class Routes {
     }
     const conditionalHeaders = def.conditional ? describeConditional(def.conditional, responses) : [];
     // Only /v1 is rate limited (the operator API is not).
-    if (this.prefix === '/v1') describeRateLimit(responses);
-    if (def.method === 'post') describeIdempotency(responses);
+    // The operator API has neither rate limits nor idempotency keys.
+    const publicApi = this.prefix === '/v1';
+    if (publicApi) describeRateLimit(responses);
+    if (publicApi && def.method === 'post') describeIdempotency(responses);
     const scopeText = def.scope ? `Right: \`${def.scope}\`.` : 'Any valid key.';
     this.registry.registerPath({
       method: def.method,
@@ -124,7 +126,7 @@ export class Routes {
         ...(def.params ? { params: def.params as never } : {}),
         ...(def.query ? { query: def.query as never } : {}),
         ...(def.body ? { body: { required: true, content: { 'application/json': { schema: def.body } } } } : {}),
-        ...(def.method === 'post' ? { headers: IdempotencyKeyHeader } : {}),
+        ...(publicApi && def.method === 'post' ? { headers: IdempotencyKeyHeader } : {}),
       },
       responses: responses as never,
     });
