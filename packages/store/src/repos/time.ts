@@ -13,25 +13,25 @@ const timeLog = (r: Row): TimeLogRecord => ({
  * Time logs the filter may read: its workspace and period, visible projects, and not of a task on a board closed to
  * the user. No join: the closed boards' tasks are a small anti-join list, so counts stay index scans of time_logs.
  */
-function visible(db: Knex, f: TimeFilter): Knex.QueryBuilder {
+function visible(db: Knex, f: TimeFilter, table: 'time_logs' | 'time_daily' = 'time_logs'): Knex.QueryBuilder {
   const hiddenTasks = db('tasks')
     .join('boards', 'boards.id', 'tasks.board_id')
     .select('tasks.id')
     .where('boards.workspace_id', f.workspaceId)
     .whereNotNull('boards.member_ids')
     .whereRaw('not (? = any(boards.member_ids))', [f.userId]);
-  const q = db('time_logs')
-    .where('time_logs.workspace_id', f.workspaceId)
-    .whereBetween('time_logs.date', [f.from, f.to])
-    .whereNotIn('time_logs.task_id', hiddenTasks);
-  if (f.visibleProjectIds) q.whereIn('time_logs.project_id', f.visibleProjectIds);
-  if (f.userIds?.length) q.whereIn('time_logs.user_id', f.userIds);
-  if (f.projectIds?.length) q.whereIn('time_logs.project_id', f.projectIds);
-  if (f.taskIds?.length) q.whereIn('time_logs.task_id', f.taskIds);
+  const q = db(table)
+    .where(`${table}.workspace_id`, f.workspaceId)
+    .whereBetween(`${table}.date`, [f.from, f.to])
+    .whereNotIn(`${table}.task_id`, hiddenTasks);
+  if (f.visibleProjectIds) q.whereIn(`${table}.project_id`, f.visibleProjectIds);
+  if (f.userIds?.length) q.whereIn(`${table}.user_id`, f.userIds);
+  if (f.projectIds?.length) q.whereIn(`${table}.project_id`, f.projectIds);
+  if (f.taskIds?.length) q.whereIn(`${table}.task_id`, f.taskIds);
   return q;
 }
 
-const GROUP_COLUMNS = { user: 'time_logs.user_id', project: 'time_logs.project_id', task: 'time_logs.task_id', day: 'time_logs.date' } as const;
+const GROUP_COLUMNS = { user: 'time_daily.user_id', project: 'time_daily.project_id', task: 'time_daily.task_id', day: 'time_daily.date' } as const;
 const GROUP_KEYS = { user: 'userId', project: 'projectId', task: 'taskId', day: 'day' } as const;
 
 export function timeLogRepo(db: Knex): Repos['timeLogs'] {
@@ -53,11 +53,12 @@ export function timeLogRepo(db: Knex): Repos['timeLogs'] {
       );
     },
     async report(f, groupBy) {
-      // Sum per group over the index, then name each group once: users, projects and tasks joined to the sums.
-      const sums = visible(db, f)
+      // Sums over the daily rollup (time_daily, kept by triggers with every log written), not over every log; then
+      // each group is named once: users, projects and tasks joined to the sums.
+      const sums = visible(db, f, 'time_daily')
         .select(groupBy.map((g) => db.raw('?? as ??', [GROUP_COLUMNS[g], GROUP_KEYS[g]])))
-        .sum({ seconds: 'time_logs.seconds' })
-        .count({ entries: '*' })
+        .sum({ seconds: 'time_daily.seconds' })
+        .sum({ entries: 'time_daily.entries' })
         .groupBy(groupBy.map((g) => GROUP_COLUMNS[g]));
       const q = db.from(sums.as('g')).select('g.*');
       if (groupBy.includes('user')) q.leftJoin('users as u', 'u.id', 'g.userId').select('u.name as userName');

@@ -1,0 +1,102 @@
+#!/usr/bin/env -S npx tsx
+// This API against its floor (scripts/bench/floor-server.mjs: bare Express + pg, same database, same indexes), in
+// one run, alternating A B A B per scenario so load from elsewhere on the machine falls on both alike. Prints
+// req/s, p99 and the ratio (API / floor) per scenario; with BENCH_RATE=n both are driven at a fixed n req/s and the
+// p99 is the figure to read.
+//   pnpm run build && pnpm run bench:floor
+// Env: BENCH_TASKS (100000), BENCH_ROUNDS (2), BENCH_DURATION (10 s per turn), BENCH_CONNECTIONS (10),
+// BENCH_RATE (unset: as fast as each goes), BENCH_DATABASE_URL, BENCH_KEEP=1.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { databaseUrl, get, ROOT } from './lib.mjs';
+import { withSeededApi } from './seed.mjs';
+
+const DB = 'tt_bench_floor';
+const TASKS = Number(process.env.BENCH_TASKS ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
+
+async function startFloor(dbName) {
+  const port = 3900 + Math.floor(Math.random() * 500);
+  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bench', 'floor-server.mjs')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl(dbName), PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; !(await fetch(`${base}/ready`).then((r) => r.ok, () => false)); i++) {
+    if (i > 100) throw new Error('the floor server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
+}
+
+async function turn(base, token, request) {
+  const r = await autocannon({
+    url: base, connections: CONNECTIONS, duration: DURATION, timeout: 10, requests: [request],
+    headers: { authorization: `Bearer ${token}` }, ...(RATE ? { overallRate: RATE } : {}),
+  });
+  await fetch(`${base}/health`);
+  return { rps: r.requests.average, p99: r.latency.p99, bad: r.errors + r.timeouts + r.non2xx };
+}
+
+/** Checks that both servers give the same total for a list, so the comparison is of the same answer. */
+async function sameTotal(api, floor, token, path) {
+  const read = (base) => fetch(base + path, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
+  const [a, b] = await Promise.all([read(api), read(floor)]);
+  if (path.includes('/tasks?') && a.total !== b.total) throw new Error(`${path}: the API says total ${a.total}, the floor ${b.total}`);
+}
+
+await withSeededApi(DB, TASKS, async ({ api, db, workspaceId, userIds, token, columns }) => {
+  const floor = await startFloor(DB);
+  try {
+    const keys = await db('tasks').where({ workspace_id: workspaceId }).orderByRaw('random()').limit(1000).pluck('key');
+    let k = 0;
+    const since = Date.now() - 86_400_000;
+    const scenarios = [
+      ['GET /tasks/{key}', { method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}` }) }, `/v1/tasks/${keys[0]}`],
+      ['GET /tasks?projectId&category=todo&limit=100', get(`/tasks?projectId=${columns[20].project_id}&category=todo&limit=100`)],
+      ['GET /tasks (no filter, 100)', get('/tasks?limit=100')],
+      ['GET /tasks?projectId', get(`/tasks?projectId=${columns[20].project_id}`)],
+      ['GET /tasks?statusId&orderBy=position', get(`/tasks?statusId=${columns[3].status_id}&orderBy=position&limit=50`)],
+      ['GET /tasks?priority=high,highest', get('/tasks?priority=high,highest')],
+      ['GET /tasks?assigneeId&category=progress', get(`/tasks?assigneeId=${userIds[7]}&category=progress`)],
+      ['GET /tasks?label=a,b', get('/tasks?label=backend,ux')],
+      ['GET /tasks?q=zeppelin', get('/tasks?q=zeppelin')],
+      ['GET /tasks?updatedSince (24 h)', get(`/tasks?updatedSince=${since}`)],
+    ];
+    const rows = [];
+    for (const [name, request, probe] of scenarios) {
+      await sameTotal(api.base, floor.base, token, probe ?? request.path);
+      const a = [];
+      const b = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        a.push(await turn(api.base, token, request));
+        b.push(await turn(floor.base, token, request));
+      }
+      const mean = (xs, f) => xs.reduce((s, x) => s + f(x), 0) / xs.length;
+      const row = {
+        scenario: name,
+        'api req/s': Math.round(mean(a, (x) => x.rps)), 'api p99': Math.max(...a.map((x) => x.p99)),
+        'floor req/s': Math.round(mean(b, (x) => x.rps)), 'floor p99': Math.max(...b.map((x) => x.p99)),
+        failed: a.reduce((s, x) => s + x.bad, 0) + b.reduce((s, x) => s + x.bad, 0),
+      };
+      row.ratio = Number((row['api req/s'] / row['floor req/s']).toFixed(2));
+      rows.push(row);
+      console.log(`  ${name}: api ${row['api req/s']} req/s p99 ${row['api p99']} ms | floor ${row['floor req/s']} req/s p99 ${row['floor p99']} ms | ratio ${row.ratio}`);
+    }
+    const mode = RATE ? `fixed ${RATE} req/s` : `${CONNECTIONS} connections`;
+    console.log(`\n${TASKS} tasks, API vs floor, ${mode}, ${ROUNDS} x ${DURATION} s each, alternating`);
+    console.table(rows);
+    console.log('| request | API req/s | API p99 ms | floor req/s | floor p99 ms | ratio |\n| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const r of rows) console.log(`| ${r.scenario} | ${r['api req/s']} | ${r['api p99']} | ${r['floor req/s']} | ${r['floor p99']} | ${r.ratio} |`);
+    if (rows.some((r) => r.failed > 0)) {
+      process.exitCode = 1;
+      console.error('some requests failed; see the failed column');
+    }
+  } finally {
+    await floor.stop();
+  }
+});
