@@ -36,6 +36,13 @@ export default tseslint.config(
       'no-restricted-globals': ['error', 'process', 'Buffer', 'require'],
     },
   },
+  // Apps are thin adapters over the use cases: the MCP gateway and REST routes never reach the store; only the
+  // composition roots (runtime wiring in @tt/http, migrate/seed/embedded/main) and tests may.
+  {
+    files: ['apps/mcp/src/**/*.ts', 'apps/api/src/routes/**/*.ts', 'apps/api/src/http/**/*.ts', 'apps/api/src/admin/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test/**'],
+    rules: forbid(['@tt/store', '@tt/store/*', '**/packages/store/**'], 'call a use case of @tt/domain; only composition roots wire the store'),
+  },
   {
     files: ['packages/http/src/**/*.ts', 'packages/jobs/src/**/*.ts'],
     rules: forbid(['@tt/api', '@tt/mcp', '@tt/worker'], 'packages never import apps'),

@@ -1,5 +1,5 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { docs, hasScope, ListTasksQuery, taskViews, tasks } from '@tt/domain';
+import { docs, DomainError, hasScope, ListTasksQuery, taskViews, tasks } from '@tt/domain';
 import { bound } from './answer.js';
 import { renderTaskView } from './task-view.js';
 import type { ToolContext } from './tool.js';
@@ -27,7 +27,9 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       { title: 'Task', description: 'A task by key (task://WEB-12) or id, as get_task shows it', mimeType: 'text/markdown' },
       async (uri, vars) => {
         const ref = decodeURIComponent(String(vars.key ?? ''));
-        const view = await taskViews.taskView(actor, ref, { sections: taskViews.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps);
+        const view = await taskViews.taskView(actor, ref, { sections: taskViews.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps).catch((e: unknown) => {
+          throw e instanceof DomainError && e.code === 'not_found' ? new Error(`Task ${ref} not found; search_tasks finds task keys`) : e;
+        });
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: renderTaskView(view).text }] };
       },
     );
@@ -43,7 +45,10 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       }),
       { title: 'Documentation page', description: 'A documentation page by id (doc://<id>), first 15000 characters', mimeType: 'text/markdown' },
       async (uri, vars) => {
-        const page = await docs.getDoc(actor, decodeURIComponent(String(vars.id ?? '')), deps);
+        const id = decodeURIComponent(String(vars.id ?? ''));
+        const page = await docs.getDoc(actor, id, deps).catch((e: unknown) => {
+          throw e instanceof DomainError && e.code === 'not_found' ? new Error(`Page ${id} not found; list_docs finds page ids`) : e;
+        });
         const md = docs.pageMarkdown({ title: '', content: page.content }).replace(/^#\s*\n+/, '');
         const text = [`# Page ${page.id}`, '', `Title: ${fenceInline('doc-title', page.title, { id: page.id })}`, '', fence('page', clip(md, 15_000).text, { id: page.id })].join('\n');
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: bound(text) }] };
