@@ -26,6 +26,8 @@ describe('api /metrics', () => {
     expect((await h.call(ws.token, 'GET', '/tasks/NOPE-4243/comments')).status).toBe(404);
     expect((await h.call(ws.token, 'GET', '/no-such-thing')).status).toBe(404);
     expect((await h.op('GET', '/jobs/stats')).status).toBe(200);
+    // A route on several paths names the one that matched.
+    expect((await fetch(`${h.base}/docs/`)).status).toBe(200);
 
     const m = await scrape(h);
     expect(m.status).toBe(200);
@@ -35,6 +37,7 @@ describe('api /metrics', () => {
     expect(delta({ method: 'GET', route: '/v1/tasks/:ref', status: '404' })).toBe(1);
     expect(delta({ method: 'GET', route: '/v1/tasks/:ref/comments', status: '404' })).toBe(1);
     expect(delta({ method: 'GET', route: '/admin/v1/jobs/stats', status: '200' })).toBe(1);
+    expect(delta({ method: 'GET', route: '/docs/', status: '200' })).toBe(1);
     // A path no route knows is not a label value of its own.
     expect(delta({ method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
     expect(sampleValue(m.text, 'tt_http_request_duration_seconds_bucket', { route: '/v1/me', status: '200', le: '+Inf' })).toBeGreaterThanOrEqual(1);

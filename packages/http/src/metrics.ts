@@ -100,7 +100,8 @@ export function httpMetrics(server: string): RequestHandler {
       get: () => route,
       set(value: { path?: unknown } | undefined) {
         route = value;
-        if (value && typeof value.path === 'string') tracked[ROUTE] = joinRoute(req.baseUrl, value.path);
+        const path = value && templateOf(value.path, req.path);
+        if (path) tracked[ROUTE] = joinRoute(req.baseUrl, path);
       },
     });
     const end = httpRequestDuration.startTimer();
@@ -109,6 +110,17 @@ export function httpMetrics(server: string): RequestHandler {
     });
     next();
   };
+}
+
+/**
+ * A route's template. A route on several paths (`app.get(['/a', '/b'])`) names the literal one that matched (req.path
+ * is then relative to the router), or all of them when a parameter matched.
+ */
+function templateOf(path: unknown, requestPath: string): string | undefined {
+  if (typeof path === 'string') return path;
+  if (!Array.isArray(path)) return undefined;
+  const paths = path.filter((p): p is string => typeof p === 'string');
+  return paths.find((p) => p === requestPath) ?? (paths.length ? paths.join('|') : undefined);
 }
 
 function joinRoute(base: string, path: string): string {
