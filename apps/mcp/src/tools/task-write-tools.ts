@@ -103,7 +103,7 @@ export const createTask = withRequestId(defineTool({
       checklist: args.checklist,
     });
     const task = await docLinks.createTaskWithDocs(actor, input, args.docs ?? [], deps);
-    return card(actor, task, deps, `Created ${task.key} (id ${task.id}).`);
+    return card(actor, task, deps, `Created ${task.key}.`);
   },
 }));
 
