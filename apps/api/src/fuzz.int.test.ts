@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArbitraryBuilder, operationsOf, type FuzzRequest, type Pools } from '../../../scripts/fuzz/openapi-arbitrary.js';
+import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
+
+/**
+ * Property-based fuzzing over the OpenAPI documents of /v1 and of the operator API: every operation gets requests
+ * mixing plausible and hostile values (fixed seed, so a failure reproduces). The properties: no answer is a 5xx,
+ * and a refused write (4xx) leaves every table as it was. FUZZ_RUNS scales the number of requests per document.
+ */
+const SEED = 20261123;
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1200);
+
+let h: Harness;
+let ws: TestWorkspace;
+let pools: Pools;
+let cursors: string[];
+
+/** Every table's row count and an order-independent hash of its rows, but for idempotency records (kept refusals). */
+async function fingerprint(): Promise<string> {
+  const { db } = h.runtime;
+  const tables = (await db('information_schema.tables')
+    .where({ table_schema: db.raw('current_schema()'), table_type: 'BASE TABLE' })
+    .whereNotIn('table_name', ['knex_migrations', 'knex_migrations_lock', 'idempotency_keys'])
+    .orderBy('table_name')
+    .pluck('table_name')) as string[];
+  const sql = tables.map((t) => `select '${t}' as t, count(*) as n, coalesce(sum(hashtext(x::text)::bigint), 0) as h from "${t}" x`).join(' union all ');
+  const rows = (await db.raw(sql)).rows as Array<{ t: string; n: unknown; h: unknown }>;
+  return rows.map((r) => `${r.t}:${String(r.n)}:${String(r.h)}`).join(' ');
+}
+
+async function seed(): Promise<void> {
+  ws = await h.workspace();
+  const other = await h.workspace();
+  const bob = await ws.user({ login: 'bob', name: 'Bob Builder' });
+  const call = async (method: string, path: string, body?: unknown, token = ws.token) => {
+    const r = await h.call(token, method, path, body);
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
+    return r.body.data;
+  };
+  const p = await call('POST', '/projects', { name: 'Web', key: 'WEB' });
+  const hidden = await call('POST', '/projects', { name: 'Other', key: 'OTH' }, other.token);
+  const b2 = await call('POST', '/boards', { projectId: p.id, name: 'Bugs', template: 'bugs' });
+  const t1 = await call('POST', '/tasks', { title: 'First', projectId: p.id, assigneeIds: [bob.id], labels: ['ui'], dueDate: '2026-12-01', checklist: [{ text: 'a', done: false }] });
+  const t2 = await call('POST', '/tasks', { title: 'Child', projectId: p.id, parentId: t1.id });
+  const tHidden = await call('POST', '/tasks', { title: 'Hidden', projectId: hidden.id }, other.token);
+  for (let i = 0; i < 4; i++) await call('POST', '/tasks', { title: `Filler ${i}`, boardId: b2.id });
+  const c = await call('POST', `/tasks/${t1.key}/comments`, { text: 'hello @bob' });
+  await call('POST', `/tasks/${t1.key}/time`, { minutes: 30, date: '2026-11-20', note: 'x' });
+  const space = (await h.op('POST', `/workspaces/${ws.id}/doc-spaces`, { name: 'Handbook' })).body.data;
+  const closed = (await h.op('POST', `/workspaces/${ws.id}/doc-spaces`, { name: 'Closed', memberIds: [bob.id] })).body.data;
+  const d = await call('POST', '/docs', { spaceId: space.id, title: 'Onboarding', text: 'Welcome', taskIds: [t1.id] });
+  const folder = (await h.op('POST', `/workspaces/${ws.id}/meeting-folders`, { name: 'Syncs' })).body.data;
+  const m = (await h.op('POST', `/workspaces/${ws.id}/meetings`, {
+    title: 'Planning', createdBy: ws.adminUser.id, folderId: folder.id, projectId: p.id, startedAt: Date.parse('2026-11-20T10:00:00Z'),
+    summary: { overview: 'o', actionItems: [{ text: 'Do it', owner: 'Bob Builder' }] },
+    transcript: [{ speaker: 'Bob', start: '00:00:01', end: '00:00:05', text: 'hi' }],
+  })).body.data;
+  const team = (await h.op('POST', `/workspaces/${ws.id}/teams`, { name: 'Core', memberIds: [bob.id] })).body.data;
+  const key = (await h.op('POST', `/users/${bob.id}/keys`, { scopes: ['tasks:read'] })).body.data;
+  const auto = (await h.op('POST', `/boards/${b2.id}/automations`, { trigger: 'task_created', actions: [{ type: 'add_labels', labels: ['auto'] }] })).body.data;
+  pools = {
+    task: [t1.id, t1.key, t2.id, t2.key, tHidden.id, tHidden.key, 'WEB-999'],
+    project: [p.id, p.key, hidden.id],
+    board: [p.boards[0].id, b2.id, hidden.boards[0].id],
+    status: [...p.boards[0].statuses.map((s: { id: string }) => s.id), b2.statuses[0].id, hidden.boards[0].statuses[0].id],
+    space: [space.id, closed.id],
+    folder: [folder.id, 'personal'],
+    meeting: [m.id],
+    comment: [c.id],
+    team: [team.id],
+    user: [ws.adminUser.id, bob.id, other.adminUser.id, 'me', 'none'],
+    workspace: [ws.id, other.id],
+    key: [key.id],
+    automation: [auto?.id].filter(Boolean),
+    any: [d.id],
+  };
+  const page = await h.call(ws.token, 'GET', '/tasks?limit=1');
+  const time = await h.call(ws.token, 'GET', '/time/entries?from=2026-11-01&to=2026-11-30&limit=1');
+  cursors = [page.body.nextCursor, time.body.nextCursor].filter(Boolean);
+}
+
+interface Outcome {
+  cases: number;
+  byStatus: Record<string, number>;
+  fiveHundreds: string[];
+  dirtyRefusals: string[];
+}
+
+async function fuzz(doc: Record<string, any>, send: (r: FuzzRequest) => Promise<{ status: number; text: string }>, runs: number): Promise<Outcome> {
+  const builder = new ArbitraryBuilder(doc, pools);
+  const ops = operationsOf(doc);
+  const requests = fc.oneof(...ops.map((op) => builder.request(op, cursors)));
+  const out: Outcome = { cases: 0, byStatus: {}, fiveHundreds: [], dirtyRefusals: [] };
+  // fc.assert runs the property over `runs` generated requests; the property records instead of stopping at the
+  // first failure, so the test reports every distinct fault at once.
+  await fc.assert(
+    fc.asyncProperty(requests, async (req) => {
+      const write = req.method !== 'GET';
+      if (write) await h.runtime.jobs.drain();
+      const before = write ? await fingerprint() : '';
+      const res = await send(req);
+      out.cases++;
+      out.byStatus[res.status] = (out.byStatus[res.status] ?? 0) + 1;
+      const label = `${req.method} ${req.template} -> ${res.status}`;
+      if (res.status >= 500) out.fiveHundreds.push(`${label}: ${req.url} ${JSON.stringify(req.body)?.slice(0, 300)} => ${res.text.slice(0, 200)}`);
+      if (write && res.status >= 400 && res.status < 500) {
+        await h.runtime.jobs.drain();
+        if ((await fingerprint()) !== before) out.dirtyRefusals.push(`${label}: ${req.url} ${JSON.stringify(req.body)?.slice(0, 300)}`);
+      }
+      return true;
+    }),
+    { seed: SEED, numRuns: runs, endOnFailure: true },
+  );
+  return out;
+}
+
+const report = (name: string, o: Outcome) =>
+  console.log(`fuzz ${name}: ${o.cases} requests; by status ${JSON.stringify(o.byStatus)}; 5xx: ${o.fiveHundreds.length}; refused writes that wrote: ${o.dirtyRefusals.length}`);
+
+describe('fuzzing every operation', () => {
+  beforeAll(async () => {
+    h = await startHarness();
+    await seed();
+  });
+  afterAll(() => h.close());
+
+  it('/v1: no 5xx for any request, and a refused write writes nothing', { timeout: 600_000 }, async () => {
+    const doc = (await h.call(ws.token, 'GET', '/openapi.json')).body;
+    const send = (r: FuzzRequest) => h.call(ws.token, r.method, r.url.replace(/^\/v1/, ''), r.body, r.headers);
+    const o = await fuzz(doc, send, RUNS);
+    report('/v1', o);
+    expect(o.cases).toBe(RUNS);
+    expect(o.fiveHundreds).toEqual([]);
+    expect(o.dirtyRefusals).toEqual([]);
+  });
+
+  it('operator API: no 5xx for any request, and a refused write writes nothing', { timeout: 600_000 }, async () => {
+    const doc = (await h.op('GET', '/openapi.json')).body;
+    const send = (r: FuzzRequest) => h.op(r.method, r.url.replace(/^\/admin\/v1/, ''), r.body);
+    const runs = Math.ceil(RUNS / 2);
+    const o = await fuzz(doc, send, runs);
+    report('operator', o);
+    expect(o.cases).toBe(runs);
+    expect(o.fiveHundreds).toEqual([]);
+    expect(o.dirtyRefusals).toEqual([]);
+  });
+});
