@@ -40,11 +40,18 @@ const HOSTILE_ANY: unknown[] = [null, true, {}, [], [null], { a: 1 }, 'string', 
 const hostileString = fc.constantFrom(...HOSTILE_STRINGS);
 const hostile = fc.oneof(hostileString, fc.constantFrom(...HOSTILE_NUMBERS), fc.constantFrom(...HOSTILE_ANY));
 
+/** `arb` about once in `every` draws, else undefined (fc.option's freq counts the other way round). */
+export const sometimes = <T>(arb: fc.Arbitrary<T>, every: number): fc.Arbitrary<T | undefined> =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: every - 1 }, { arbitrary: arb, weight: 1 });
+
 /** The pool kind a field or parameter name points to. */
 export function poolKind(name: string): string | null {
   const n = name.toLowerCase();
   const kinds: Array<[RegExp, string]> = [
-    [/^(ref|task|taskid|taskids|parentid|parent)$/, 'task'],
+    [/^(ref|task|taskid|taskids|parentid|parent|tasks)$/, 'task'],
+    [/column/, 'status'],
+    [/^(doc|docid|docids|docs|page)$/, 'doc'],
+    [/^(assignee|assignees|owner|people|author|users)$/, 'user'],
     [/project/, 'project'],
     [/board/, 'board'],
     [/status/, 'status'],
@@ -58,7 +65,7 @@ export function poolKind(name: string): string | null {
     [/automation/, 'automation'],
     [/delivery/, 'delivery'],
     [/workspace/, 'workspace'],
-    [/^(id|doc|docid|docids)$/, 'any'],
+    [/^(id)$/, 'any'],
     [/key/, 'key'],
   ];
   for (const [re, kind] of kinds) if (re.test(n)) return kind;
@@ -66,9 +73,14 @@ export function poolKind(name: string): string | null {
 }
 
 export class ArbitraryBuilder {
+  /**
+   * `hostileWeight`: how often, out of 20, a field gets a hostile value instead of a plausible one (with many fields a
+   * small weight already spoils most bodies); 0 keeps values plausible, and no unknown fields are added either.
+   */
   constructor(
     private readonly doc: Schema,
     private readonly pools: Pools,
+    private readonly hostileWeight = 1,
   ) {}
 
   private resolve(s: Schema | undefined): Schema {
@@ -137,7 +149,8 @@ export class ArbitraryBuilder {
     const fields: Record<string, fc.Arbitrary<unknown>> = {};
     for (const [k, v] of Object.entries(props)) fields[k] = this.fuzzed(v, k, depth + 1);
     const record = fc.record(fields, { requiredKeys: Object.keys(props).filter((k) => required.has(k)) });
-    return fc.tuple(record, fc.option(fc.tuple(fc.constantFrom('colour', '\u0000', '__proto__', 'id', ''), hostile), { freq: 6 })).map(([r, extra]) => {
+    if (this.hostileWeight === 0) return record;
+    return fc.tuple(record, sometimes(fc.tuple(fc.constantFrom('colour', '\u0000', '__proto__', 'id', ''), hostile), 12)).map(([r, extra]) => {
       const out: Record<string, unknown> = { ...r };
       if (extra) Object.defineProperty(out, extra[0], { value: extra[1], enumerable: true, writable: true, configurable: true });
       return out;
@@ -146,7 +159,8 @@ export class ArbitraryBuilder {
 
   /** A plausible value most of the time, a hostile one sometimes. */
   fuzzed(schema: Schema | undefined, name = '', depth = 0): fc.Arbitrary<unknown> {
-    return fc.oneof({ arbitrary: this.plausible(schema, name, depth), weight: 5 }, { arbitrary: hostile, weight: 1 });
+    if (this.hostileWeight === 0) return this.plausible(schema, name, depth);
+    return fc.oneof({ arbitrary: this.plausible(schema, name, depth), weight: 20 - this.hostileWeight }, { arbitrary: hostile, weight: this.hostileWeight });
   }
 
   /** A whole request to one operation. `cursors` are real cursors, altered here one character at a time. */
@@ -165,10 +179,10 @@ export class ArbitraryBuilder {
       : hostileString;
     const pathArb = fc.tuple(...path.map((p) => fc.oneof({ arbitrary: this.plausible(p.schema, p.name), weight: 5 }, { arbitrary: hostileString, weight: 1 })));
     const queryArb = fc.tuple(
-      ...query.map((p) => fc.option(p.name === 'cursor' ? cursor : this.fuzzed(p.schema, p.name), { freq: p.required ? 10 : 2, nil: undefined })),
+      ...query.map((p) => p.required ? (p.name === 'cursor' ? cursor : this.fuzzed(p.schema, p.name)) : sometimes(p.name === 'cursor' ? cursor : this.fuzzed(p.schema, p.name), 2)),
     );
     const bodyArb = op.body ? fc.oneof({ arbitrary: this.plausible(op.body, 'body'), weight: 6 }, { arbitrary: hostile, weight: 1 }) : fc.constant(undefined);
-    const headerArb = fc.option(fc.constantFrom('retry-1', '', '\u00e9', 'x'.repeat(300), '"quoted"'), { freq: 8, nil: undefined });
+    const headerArb = sometimes(fc.constantFrom('retry-1', '', '\u00e9', 'x'.repeat(300), '"quoted"'), 8);
     return fc.tuple(pathArb, queryArb, bodyArb, headerArb).map(([pv, qv, body, idem]) => {
       let url = op.path;
       path.forEach((p, i) => (url = url.replace(`{${p.name}}`, encode(wire(pv[i])))));

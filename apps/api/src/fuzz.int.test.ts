@@ -1,6 +1,10 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArbitraryBuilder, operationsOf, type FuzzRequest, type Pools } from '../../../scripts/fuzz/openapi-arbitrary.js';
+import { startMcp } from '@tt/mcp';
+import { ArbitraryBuilder, operationsOf, sometimes, type FuzzRequest, type Pools } from '../../../scripts/fuzz/openapi-arbitrary.js';
 import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
 
 /**
@@ -73,8 +77,13 @@ async function seed(): Promise<void> {
     workspace: [ws.id, other.id],
     key: [key.id],
     automation: [auto?.id].filter(Boolean),
+    doc: [d.id, 'doc_nope'],
     any: [d.id],
   };
+  // MCP tools also take people by login or name and columns by name or category.
+  pools.user!.push('bob', 'Bob Builder', 'Bob', 'nobody');
+  pools.status!.push('To do', 'done', 'progress', 'Nope');
+  pools.project!.push('WEB', 'web');
   const page = await h.call(ws.token, 'GET', '/tasks?limit=1');
   const time = await h.call(ws.token, 'GET', '/time/entries?from=2026-11-01&to=2026-11-30&limit=1');
   cursors = [page.body.nextCursor, time.body.nextCursor].filter(Boolean);
@@ -133,6 +142,45 @@ describe('fuzzing every operation', () => {
     expect(o.cases).toBe(RUNS);
     expect(o.fiveHundreds).toEqual([]);
     expect(o.dirtyRefusals).toEqual([]);
+  });
+
+  it('MCP: no tool call fails inside the server or breaks its output schema', { timeout: 600_000 }, async () => {
+    const mcp = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent' }, h.runtime);
+    const client = new Client({ name: 'fuzz', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${ws.token}` } } }));
+    try {
+      const { tools } = await client.listTools();
+      const builder = new ArbitraryBuilder({}, pools, 0);
+      const calls = fc.oneof(...tools.map((t) => builder.plausible(t.inputSchema as Record<string, unknown>, 'arguments').map((args) => ({ name: t.name, args }))));
+      const faults: string[] = [];
+      const outcomes: Record<string, number> = {};
+      const runs = Math.ceil(RUNS / 2);
+      await fc.assert(
+        fc.asyncProperty(fc.tuple(calls, sometimes(fc.constantFrom('\u0000', '\ud800', '0000-01-01', 'x'.repeat(30_000)), 5)), async ([call, poison]) => {
+          const args = { ...(call.args as Record<string, unknown>) };
+          const keys = Object.keys(args);
+          if (poison !== undefined && keys.length) args[keys[0]!] = poison;
+          try {
+            // The SDK client checks structured content against the tool's outputSchema and throws when it does not fit.
+            const r = (await client.callTool({ name: call.name, arguments: args })) as CallToolResult;
+            const text = r.content[0]?.type === 'text' ? r.content[0].text : '';
+            const kind = r.isError ? text.split(':')[0]! : 'ok';
+            outcomes[kind] = (outcomes[kind] ?? 0) + 1;
+            if (process.env.FUZZ_DEBUG && kind === 'invalid_request') console.log(call.name, text.slice(0, 160));
+            if (kind === 'internal') faults.push(`${call.name} ${JSON.stringify(args).slice(0, 300)} => ${text.slice(0, 200)}`);
+          } catch (e) {
+            faults.push(`${call.name} ${JSON.stringify(args).slice(0, 300)} => threw ${String(e).slice(0, 300)}`);
+          }
+          return true;
+        }),
+        { seed: SEED, numRuns: runs },
+      );
+      console.log(`fuzz mcp: ${runs} tool calls over ${tools.length} tools; outcomes ${JSON.stringify(outcomes)}; faults: ${faults.length}`);
+      expect(faults).toEqual([]);
+    } finally {
+      await client.close();
+      await mcp.stop();
+    }
   });
 
   it('operator API: no 5xx for any request, and a refused write writes nothing', { timeout: 600_000 }, async () => {
