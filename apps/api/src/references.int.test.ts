@@ -73,6 +73,13 @@ describe('references to invisible objects in bodies are 404', () => {
     expect(rule.status).toBe(400);
   });
 
+  it('answers leave out what the key may not see: subtasks on a closed board', async () => {
+    const parent = (await h.call(ws.token, 'POST', '/tasks', { title: 'parent', projectId: open.id })).body.data;
+    const secret = (await h.call(ws.token, 'POST', '/tasks', { title: 'secret child', boardId: closedBoard.id, parentId: parent.id })).body.data;
+    expect((await h.call(ws.token, 'GET', `/tasks/${parent.key}`)).body.data.subtaskIds).toEqual([secret.id]);
+    expect((await h.call(outsider.token, 'GET', `/tasks/${parent.key}`)).body.data.subtaskIds).toEqual([]);
+  });
+
   it('visible objects that break a rule keep 400/422', async () => {
     const second = (await h.call(ws.token, 'POST', '/projects', { name: 'Second', key: 'SEC' })).body.data;
     const r = await h.call(ws.token, 'POST', '/tasks', { title: 't', projectId: second.id, boardId: open.boards[0].id });

@@ -42,11 +42,16 @@ export const ATTACHMENT = columnMap<AttachmentRecord>('attachments', {
 
 /**
  * The details of the full form as columns of the task's own row: subtasks, attachments, time logs, linked pages the
- * viewer may read (null viewer = every page) and the position in the column, each a correlated subquery on its index.
+ * viewer may read (null viewer = every page), subtasks on boards the viewer may see and the position in the column, each a correlated subquery on its index.
  */
 function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
   return [
-    db.raw(`coalesce((select array_agg(s.id order by s.id) from tasks s where s.parent_id = tasks.id), '{}') as subtask_ids`),
+    // Subtasks share the project but may lie on a board closed to the viewer: those are left out.
+    db.raw(
+      `coalesce((select array_agg(s.id order by s.id) from tasks s join boards sb on sb.id = s.board_id
+                 where s.parent_id = tasks.id and (?::text is null or sb.member_ids is null or ?::text = any(sb.member_ids))), '{}') as subtask_ids`,
+      [viewerId, viewerId],
+    ),
     db.raw(
       `coalesce((select json_agg(json_build_object('id', a.id, 'taskId', a.task_id, 'name', a.name, 'size', a.size, 'type', a.type) order by a.id)
                  from attachments a where a.task_id = tasks.id), '[]') as attachment_list`,
