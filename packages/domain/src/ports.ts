@@ -51,9 +51,9 @@ export interface ProjectRecord {
   name: string;
   description: string;
   createdAt: number;
-}
   /** Raised by every change to what GET shows (see versions.ts). */
   version: number;
+}
 export interface StatusRecord {
   id: string;
   boardId: string;
@@ -104,9 +104,9 @@ export interface TaskRecord {
   doneAt: number | null;
   createdAt: number;
   updatedAt: number;
-}
   /** Raised by every change to what GET shows (see versions.ts). */
   version: number;
+}
 export interface TaskDetails {
   subtaskIds: string[];
   timeLogs: TimeLogRecord[];
@@ -172,6 +172,8 @@ export interface DocRecord {
   authorId: string;
   createdAt: number;
   updatedAt: number;
+  /** Raised by every change to what GET shows (see versions.ts). */
+  version: number;
 }
 export interface DocVersionRecord {
   id: string;
@@ -182,8 +184,6 @@ export interface DocVersionRecord {
   createdAt: number;
 }
 export interface DocLogRecord {
-  /** Raised by every change to what GET shows (see versions.ts). */
-  version: number;
   id: string;
   docId: string;
   userId: string;
@@ -320,10 +320,10 @@ export interface TaskFilter {
   dueAfter?: string | undefined;
 }
 
-export type TaskInsert = Omit<TaskRecord, 'id' | 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
 /** created: oldest first; position: column order; priority: highest first; dueDate: soonest first, none last; updated: latest first. */
 export type TaskOrder = 'created' | 'position' | 'priority' | 'dueDate' | 'updated';
 
+export type TaskInsert = Omit<TaskRecord, 'id' | 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
 export type TaskPatch = Partial<
   Pick<
     TaskRecord,
@@ -458,13 +458,15 @@ export interface Repos {
   comments: {
     insert(input: Omit<CommentRecord, 'id'>): Promise<CommentRecord>;
     get(taskId: string, id: string): Promise<CommentRecord | undefined>;
+    /** A comment of any task of the workspace (to tell a comment of another task from a missing one). */
+    find(workspaceId: string, id: string): Promise<CommentRecord | undefined>;
     list(taskId: string, page: PageRequest): Promise<PageResult<CommentRecord>>;
     latest(taskId: string, n: number): Promise<CommentRecord[]>;
+    /** Newest first, keyset-paged. */
+    newest(taskId: string, page: PageRequest): Promise<PageResult<CommentRecord>>;
   };
   attachments: {
     insert(input: Omit<AttachmentRecord, 'id'>): Promise<AttachmentRecord>;
-    /** Newest first, keyset-paged. */
-    newest(taskId: string, page: PageRequest): Promise<PageResult<CommentRecord>>;
   };
   timeLogs: {
     insert(input: Omit<TimeLogRecord, 'id' | 'taskKey'>): Promise<TimeLogRecord>;
@@ -489,8 +491,6 @@ export interface Repos {
     linkedToTask(taskId: string, userId: string | null): Promise<string[]>;
     latestVersion(docId: string): Promise<DocVersionRecord | undefined>;
     addVersion(input: Omit<DocVersionRecord, 'id'>): Promise<void>;
-    /** A comment of any task of the workspace (to tell a comment of another task from a missing one). */
-    find(workspaceId: string, id: string): Promise<CommentRecord | undefined>;
     versions(docId: string): Promise<DocVersionRecord[]>;
     addLog(input: Omit<DocLogRecord, 'id'>): Promise<void>;
     log(docId: string): Promise<DocLogRecord[]>;
@@ -507,11 +507,11 @@ export interface Repos {
     transcript(id: string): Promise<ReplicaRecord[]>;
     /** Action items naming the task, from meetings the filter lets the user see, newest meeting first. */
     agreementsForTask(taskId: string, visibility: Pick<MeetingFilter, 'workspaceId' | 'userId' | 'teamIds' | 'visibleProjectIds'>): Promise<AgreementRecord[]>;
-  };
     /** The summary, with the meeting row locked until the transaction ends (null when there is none). */
     lockSummary(id: string): Promise<MeetingSummaryRecord | null>;
     /** Stores the summary after agreement `index` got its task, and indexes that agreement under the task. */
     recordAgreementTask(id: string, index: number, summary: MeetingSummaryRecord): Promise<void>;
+  };
   notifications: {
     /** Inserts, skipping any (userId, eventKey) already there; returns how many were new. */
     insertMany(rows: Array<Omit<NotificationRecord, 'id' | 'readAt'>>): Promise<number>;
@@ -534,6 +534,8 @@ export interface Repos {
   };
   /** Idempotency keys of retried requests (REST Idempotency-Key, MCP requestId). */
   idempotency: IdempotencyRepo;
+  /** Versions of tasks, pages and projects (ETag / If-Match). */
+  versions: VersionsRepo;
   outbox: {
     add(jobs: OutboxJob[]): Promise<void>;
     /**
@@ -562,5 +564,3 @@ export interface Store extends Repos {
 export interface JobSignal {
   notify(): void;
 }
-  /** Versions of tasks, pages and projects (ETag / If-Match). */
-  versions: VersionsRepo;

@@ -5,5 +5,5 @@ export * from './logging.js';
 export * from './lifecycle.js';
 export * from './runtime.js';
 export * from './config.js';
-export * from './webhook-config.js';
 export * from './metrics.js';
+export * from './webhook-config.js';

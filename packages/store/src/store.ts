@@ -33,9 +33,9 @@ function repos(db: Knex): Repos {
     notifications: notificationRepo(db),
     automations: automationRepo(db),
     idempotency: idempotencyRepo(db),
+    versions: versionRepo(db),
     outbox: outboxRepo(db),
     webhooks: webhookRepo(db),
-    versions: versionRepo(db),
   };
 }
 

@@ -21,9 +21,9 @@ const presentSummary = (d: DocRecord): DocSummary => ({
   createdAt: d.createdAt, updatedAt: d.updatedAt,
 });
 const presentDoc = (d: DocRecord): Doc => ({ ...presentSummary(d), content: d.contentHtml, text: d.text, attachments: [] });
-
 /** A page as answered: links to tasks the key may not see are left out. */
 const shownDoc = async (actor: Actor, d: DocRecord, repos: Repos): Promise<Doc> => (await withVisibleTaskIds(actor, [presentDoc(d)], repos))[0]!;
+
 const readable = (actor: Actor, s: DocSpaceRecord): boolean => s.memberIds === null || s.memberIds.includes(actor.user.id);
 
 async function visibleSpace(actor: Actor, id: string, repos: Repos): Promise<DocSpaceRecord | undefined> {

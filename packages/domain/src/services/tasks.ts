@@ -119,7 +119,6 @@ async function full(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspac
 export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
   const result = await deps.store.transaction(async (repos) => {
-    let board: BoardRecord;
     const data = await createTaskIn(actor, input, repos, deps);
     // The row is this transaction's own until it commits, so the version read here is the one of `data`.
     return { data, version: (await repos.versions.lock('task', data.id)) ?? 1 };
@@ -133,6 +132,7 @@ export const createTask = withoutVersion(createTaskVersioned);
 export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
   requireScope(actor, 'tasks:write');
   {
+    let board: BoardRecord;
     if (input.boardId !== undefined) {
       board = await boardFor(actor, input.boardId, repos, 'boardId');
       if (input.projectId !== undefined && input.projectId !== board.projectId) {
@@ -209,10 +209,10 @@ export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps)
   if (query.orderBy === 'position' && statusIds.length !== 1) {
     throw invalid('orderBy', 'position order needs statusId (one column)');
   }
-  const page = await deps.store.tasks.list(
-    {
   if (query.dueAfter && query.dueBefore && query.dueAfter > query.dueBefore) throw invalid('dueAfter', `must not be after dueBefore (${query.dueBefore})`);
   // One value stays in the single-valued filter fields, which the store can count from its counters.
+  const page = await deps.store.tasks.list(
+    {
       workspaceId: actor.workspace.id, visibleProjectIds: actor.key.projectIds, userId: actor.user.id,
       projectId: query.projectId, boardId: query.boardId,
       statusId: statusIds.length === 1 ? statusIds[0] : undefined, statusIds: statusIds.length > 1 ? statusIds : undefined,
