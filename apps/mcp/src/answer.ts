@@ -12,6 +12,9 @@ export const BUDGET = 20_000;
 export const Format = z.enum(['markdown', 'json']).default('markdown').describe('markdown (default, for reading) or json (the same data as JSON)');
 export type Format = z.infer<typeof Format>;
 
+/** Nullable as `anyOf` in JSON Schema: a `type` array is legal but less portable across model providers. */
+export const orNull = <T extends z.ZodType>(s: T) => z.union([s, z.null()]);
+
 /** A tool result in the caller's format; `index` is the compact structured content of the Markdown form. */
 export function answer(format: Format, markdown: () => string, data: Record<string, unknown>, index: Record<string, unknown>): CallToolResult {
   if (format === 'json') {

@@ -1,10 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { timeToolCall, toolOutcome } from '@tt/http';
 import { assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import { humanIssues } from './issues.js';
+import { toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './session.js';
 
 /** What a tool handler gets: the key's user, the use-case deps and the session's narrowing. Never the request. */
@@ -101,6 +102,16 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
     );
     allowed.set(tool.name, tool);
   }
+  // Listed here too, so every schema takes the portable JSON Schema spelling (see json-schema.ts).
+  const listed: Tool[] = [...allowed.values()].map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toolJsonSchema(tool.input, 'input') as Tool['inputSchema'],
+    ...(tool.output ? { outputSchema: toolJsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
+    annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+  }));
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = allowed.get(request.params.name);
     const known = tools.find((t) => t.name === request.params.name);

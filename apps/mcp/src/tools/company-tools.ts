@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canSeeBoard, company, presentBoard, projects, SCOPES, today } from '@tt/domain';
-import { answer, Format } from '../answer.js';
+import { answer, Format, orNull } from '../answer.js';
 import { FULL_SESSION, TOOLSETS } from '../session.js';
 import { defineTool, ok, pageNote } from '../tool.js';
 import { plain } from '../untrusted.js';
@@ -74,7 +74,7 @@ export const listProjects = defineTool({
       }),
     ),
     total: z.number(),
-    nextCursor: z.string().nullable(),
+    nextCursor: orNull(z.string()),
   }),
   annotations: READ,
   async run(args, { actor, deps }) {
@@ -119,7 +119,7 @@ export const listUsers = defineTool({
     format: Format,
     users: z.array(z.object({ id: z.string(), name: z.string(), login: z.string(), role: z.string(), isAdmin: z.boolean() })),
     total: z.number(),
-    nextCursor: z.string().nullable(),
+    nextCursor: orNull(z.string()),
   }),
   annotations: READ,
   async run(args, { actor, deps }) {

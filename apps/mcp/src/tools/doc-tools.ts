@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CreateDocInput, DomainError, docs, invalid, markdownToHtml, refs, visibleTasksById, type Actor, type Deps } from '@tt/domain';
-import { answer, done, fitPage, Format } from '../answer.js';
+import { answer, done, fitPage, Format, orNull } from '../answer.js';
 import { when } from '../render.js';
 import { defineTool, pageNote } from '../tool.js';
 import { clip, fence, fenceInline, plain } from '../untrusted.js';
@@ -16,7 +16,7 @@ async function taskKeys(actor: Actor, ids: string[], deps: Deps): Promise<Map<st
 }
 
 const PageOut = z.object({
-  id: z.string(), title: z.string().optional(), spaceId: z.string().optional(), parentId: z.string().nullable().optional(),
+  id: z.string(), title: z.string().optional(), spaceId: z.string().optional(), parentId: orNull(z.string()).optional(),
   taskIds: z.array(z.string()).optional(), updatedAt: z.number().optional(),
 });
 
@@ -43,7 +43,7 @@ export const listDocs = defineTool({
     spaces: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().optional() })),
     pages: z.array(PageOut),
     total: z.number(),
-    nextCursor: z.string().nullable(),
+    nextCursor: orNull(z.string()),
   }),
   annotations: READ,
   async run(args, { actor, deps }) {
@@ -94,8 +94,8 @@ export const getDoc = defineTool({
     format: Format,
   }),
   output: z.object({
-    format: Format, id: z.string(), title: z.string(), spaceId: z.string(), parentId: z.string().nullable(), updatedAt: z.number(),
-    tasks: z.array(z.object({ id: z.string(), key: z.string() })), length: z.number(), offset: z.number(), nextOffset: z.number().nullable(),
+    format: Format, id: z.string(), title: z.string(), spaceId: z.string(), parentId: orNull(z.string()), updatedAt: z.number(),
+    tasks: z.array(z.object({ id: z.string(), key: z.string() })), length: z.number(), offset: z.number(), nextOffset: orNull(z.number()),
     content: z.string().optional(),
   }),
   annotations: READ,

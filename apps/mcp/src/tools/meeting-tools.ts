@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ListMeetingsQuery, meetings, refs, visibleTasksById } from '@tt/domain';
-import { answer, fitPage, Format } from '../answer.js';
+import { answer, fitPage, Format, orNull } from '../answer.js';
 import { resolveProject } from '../resolve.js';
 import { when } from '../render.js';
 import { defineTool, pageNote, validate } from '../tool.js';
@@ -32,7 +32,7 @@ export const listMeetings = defineTool({
     format: Format,
     meetings: z.array(z.object({ id: z.string(), title: z.string().optional(), startedAt: z.number().optional(), status: z.string().optional(), hasSummary: z.boolean().optional() })),
     total: z.number(),
-    nextCursor: z.string().nullable(),
+    nextCursor: orNull(z.string()),
   }),
   annotations: READ,
   async run(args, { actor, deps }) {
@@ -62,8 +62,8 @@ export const listMeetings = defineTool({
 });
 
 const Agreement = z.object({
-  index: z.number(), text: z.string().optional(), owner: z.string().optional(), due: z.string().nullable().optional(),
-  taskId: z.string().nullable(), taskKey: z.string().nullable(),
+  index: z.number(), text: z.string().optional(), owner: z.string().optional(), due: orNull(z.string()).optional(),
+  taskId: orNull(z.string()), taskKey: orNull(z.string()),
 });
 
 export const getMeeting = defineTool({
@@ -81,11 +81,20 @@ export const getMeeting = defineTool({
     transcriptFrom: z.number().int().min(0).default(0).describe('First replica of the transcript to show (from the previous answer)'),
     format: Format,
   }),
-  output: z.looseObject({
+  output: z.object({
     format: Format,
     id: z.string(),
     agreements: z.array(Agreement),
-    transcript: z.object({ replicas: z.number(), from: z.number(), shown: z.number(), nextFrom: z.number().nullable() }).optional(),
+    transcript: z.object({ replicas: z.number(), from: z.number(), shown: z.number(), nextFrom: orNull(z.number()) }).optional(),
+    // The JSON format adds the meeting and its summary (agreements are above).
+    meeting: z.object({
+      id: z.string(), title: z.string(), url: z.string(), folderId: orNull(z.string()), projectId: orNull(z.string()), createdBy: z.string(),
+      startedAt: z.number(), endedAt: orNull(z.number()), status: z.string(), participants: z.array(z.string()), transcriptReady: z.boolean(),
+      hasSummary: z.boolean(),
+      summary: orNull(z.object({
+        overview: z.string(), topics: z.array(z.object({ title: z.string(), points: z.array(z.string()) })), decisions: z.array(z.string()), generatedAt: z.number(),
+      })),
+    }).optional(),
   }),
   annotations: READ,
   async run(args, { actor, deps }) {
@@ -137,6 +146,6 @@ export const getMeeting = defineTool({
       if (transcript.nextFrom !== null) out.push('', `More: call get_meeting with includeTranscript: true and transcriptFrom: ${transcript.nextFrom}.`);
     } else if (m.transcriptReady) out.push('_A transcript is available: call again with includeTranscript: true._');
     const index = { format: args.format, id: m.id, agreements: agreements.map((a) => ({ index: a.index, taskId: a.taskId, taskKey: a.taskKey })), ...(transcript ? { transcript } : {}) };
-    return answer(args.format, () => out.join('\n').trimEnd() + '\n', { ...index, meeting: { ...m, summary: s ? { ...s, actionItems: undefined } : null }, agreements }, index);
+    return answer(args.format, () => out.join('\n').trimEnd() + '\n', { ...index, meeting: { ...m, summary: s ? { overview: s.overview, topics: s.topics, decisions: s.decisions, generatedAt: s.generatedAt } : null }, agreements }, index);
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   Category, Day, invalid, Priority, refs, taskViews, TaskType, type Category as CategoryT,
 } from '@tt/domain';
-import { answer, fitPage, Format } from '../answer.js';
+import { answer, fitPage, Format, orNull } from '../answer.js';
 import { resolveProject, resolveTask, resolveUser } from '../resolve.js';
 import { taskData, taskLine, usersById } from '../render.js';
 import { searchInOrder, type TaskFilters } from '../search.js';
@@ -17,8 +17,8 @@ const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? 
 const TaskOut = z.object({
   id: z.string(), key: z.string(), title: z.string().optional(), projectId: z.string().optional(), boardId: z.string().optional(),
   statusId: z.string().optional(), status: z.string().optional(), category: Category.optional(), type: z.string().optional(),
-  priority: z.string().optional(), assignees: z.array(z.object({ id: z.string(), login: z.string().nullable() })).optional(),
-  labels: z.array(z.string()).optional(), dueDate: z.string().nullable().optional(), parentId: z.string().nullable().optional(),
+  priority: z.string().optional(), assignees: z.array(z.object({ id: z.string(), login: orNull(z.string()) })).optional(),
+  labels: z.array(z.string()).optional(), dueDate: orNull(z.string()).optional(), parentId: orNull(z.string()).optional(),
   updatedAt: z.number().optional(),
 });
 
@@ -61,7 +61,7 @@ export const searchTasks = defineTool({
     format: Format,
     tasks: z.array(TaskOut),
     total: z.number(),
-    nextCursor: z.string().nullable(),
+    nextCursor: orNull(z.string()),
     defaultedToMyOpenTasks: z.boolean(),
   }),
   annotations: READ,
@@ -133,12 +133,28 @@ export const getTask = defineTool({
     commentsCursor: z.string().min(1).max(500).optional().describe('Cursor for older comments, from the previous get_task answer'),
     format: Format,
   }),
-  output: z.looseObject({
+  output: z.object({
     format: Format,
     id: z.string(),
     key: z.string(),
-    comments: z.object({ total: z.number(), shown: z.number(), nextCursor: z.string().nullable() }).optional(),
+    comments: z.object({ total: z.number(), shown: z.number(), nextCursor: orNull(z.string()) }).optional(),
     docIds: z.array(z.string()).optional(),
+    // The JSON format adds the parts themselves.
+    task: z.object({
+      id: z.string(), key: z.string(), title: z.string(), project: orNull(z.object({ id: z.string(), key: z.string(), name: z.string() })),
+      board: orNull(z.object({ id: z.string(), name: z.string() })), statusId: z.string(), status: z.string(), category: z.string(), type: z.string(),
+      priority: z.string(), assignees: z.array(z.object({ id: z.string(), login: orNull(z.string()) })),
+      reporter: z.object({ id: z.string(), login: orNull(z.string()) }), labels: z.array(z.string()), dueDate: orNull(z.string()),
+      parent: orNull(z.object({ id: z.string(), key: z.string() })), archived: z.boolean(), createdAt: z.number(), updatedAt: z.number(),
+    }).optional(),
+    description: z.string().optional(),
+    checklist: z.array(z.object({ id: z.string(), text: z.string(), done: z.boolean() })).optional(),
+    subtasks: z.array(z.object({ id: z.string(), key: z.string(), title: z.string(), status: z.string(), category: z.string() })).optional(),
+    commentList: z.array(z.object({ id: z.string(), author: orNull(z.string()), replyTo: orNull(z.string()), createdAt: z.number(), text: z.string() })).optional(),
+    docs: z.array(z.object({ id: z.string(), spaceId: z.string(), title: z.string(), excerpt: z.string(), length: z.number() })).optional(),
+    agreements: z.array(z.object({
+      meetingId: z.string(), meetingTitle: z.string(), day: z.string(), text: z.string(), owner: z.string(), due: orNull(z.string()),
+    })).optional(),
   }),
   annotations: READ,
   async run(args, { actor, deps }) {

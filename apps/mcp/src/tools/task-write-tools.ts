@@ -3,7 +3,7 @@ import {
   agreements, comments, CreateCommentInput, CreateTaskInput, Day, docLinks, invalid, markdownToHtml, Priority, tasks, TaskType, UpdateTaskInput,
   type Actor, type Deps, type Task,
 } from '@tt/domain';
-import { done } from '../answer.js';
+import { done, orNull } from '../answer.js';
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
 import { taskCard, usersById } from '../render.js';
 import { defineTool, validate } from '../tool.js';
@@ -129,7 +129,7 @@ export const createTaskFromAgreement = defineTool({
     labels: labels.optional(),
     dueDate: Day.optional().describe("Due day YYYY-MM-DD; default the agreement's due day"),
   }),
-  output: TaskWritten.extend({ meetingId: z.string(), agreement: z.number(), owner: z.object({ name: z.string(), userId: z.string().nullable() }) }),
+  output: TaskWritten.extend({ meetingId: z.string(), agreement: z.number(), owner: z.object({ name: z.string(), userId: orNull(z.string()) }) }),
   annotations: WRITE,
   async run(args, { actor, deps }) {
     const project = args.project !== undefined ? await resolveProject(actor, args.project, deps) : undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LogTimeInput, time, TimeReportQuery, type GroupBy } from '@tt/domain';
+import { LogTimeInput, time, TimeReportQuery, TimeReportRow, type GroupBy } from '@tt/domain';
 import { answer, done, Format } from '../answer.js';
 import { resolveProject, resolveUsers } from '../resolve.js';
 import { defineTool, validate } from '../tool.js';
@@ -64,7 +64,7 @@ export const timeReport = defineTool({
   }),
   output: z.object({
     format: Format, from: z.string(), to: z.string(), groupBy: z.array(z.string()), totalSeconds: z.number(), groups: z.number(),
-    shown: z.number(), rows: z.array(z.record(z.string(), z.unknown())).optional(),
+    shown: z.number(), rows: z.array(TimeReportRow).optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, { actor, deps }) {
