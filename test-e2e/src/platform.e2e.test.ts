@@ -203,11 +203,11 @@ describe.skipIf(!PG || !REDIS)('the platform end to end (api x2, mcp, worker)', 
   it("an agent's MCP session does the same work as the key's user", async () => {
     const agent = await mcp(bob.token);
     const names = (await agent.listTools()).tools.map((t) => t.name);
-    expect(names).toHaveLength(17);
+    expect(names).toHaveLength(18);
     const mine = await tool(agent, 'search_tasks');
     expect(mine.text).toContain(`${taskKey}`);
     const task = await tool(agent, 'get_task', { task: taskKey });
-    expect(task.text).toContain('## Meeting agreements');
+    expect(task.text).toContain('## Meeting agreements (1)');
     const comment = await tool(agent, 'add_comment', { task: taskKey, text: 'Copy updated, @alice' });
     expect(comment.isError).toBeFalsy();
     expect((await tool(agent, 'log_time', { task: taskKey, minutes: 15, date: '2026-11-05' })).isError).toBeFalsy();
