@@ -130,7 +130,7 @@ describe('notifications from tasks and comments', () => {
     expect(await store.outbox.pending()).toBe(pending);
     // A refused request writes nothing either.
     const t = await task(alice, { title: 'Refused' });
-    expect((await h.call(bob.token, 'POST', `/tasks/${t.id}/comments`, { text: 'x', replyTo: 'cmt_nope' })).status).toBe(400);
+    expect((await h.call(bob.token, 'POST', `/tasks/${t.id}/comments`, { text: 'x', replyTo: 'cmt_nope' })).status).toBe(404);
     await drain();
     expect(await kinds(alice, t.id)).toEqual([]);
   });
