@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { DomainError, type KeyRecord, type Repos, type TeamRecord, type UserRecord, type WorkspaceRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
+import { compiled } from '../compiled.js';
 import { escapeLike, newId, numOrNull, pageById } from '../util.js';
 
 type Row = Record<string, any>;
@@ -114,6 +115,15 @@ export function teamRepo(db: Knex): Repos['teams'] {
   };
 }
 
+/** The key of a request with its user (and teams) and workspace: built once, then only bound (see compiled). */
+const keyStatement = compiled((db: Knex, tokenHash: string) =>
+  db('api_keys')
+    .join('users', 'users.id', 'api_keys.user_id')
+    .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .where('api_keys.token_hash', tokenHash)
+    .first([...KEY.select(), ...USER.selectAs('u_'), db.raw(TEAM_IDS.replace(' as team_ids', ' as u_team_ids')), ...WORKSPACE.selectAs('w_')]),
+);
+
 export function keyRepo(db: Knex): Repos['keys'] {
   return {
     async create(input) {
@@ -128,11 +138,7 @@ export function keyRepo(db: Knex): Repos['keys'] {
     },
     async authenticate(tokenHash) {
       // Key, user (with teams) and workspace in one round trip; nothing cached, so a revoked key fails at once.
-      const row: Row | undefined = await db('api_keys')
-        .join('users', 'users.id', 'api_keys.user_id')
-        .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-        .where('api_keys.token_hash', tokenHash)
-        .first([...KEY.select(), ...USER.selectAs('u_'), db.raw(TEAM_IDS.replace(' as team_ids', ' as u_team_ids')), ...WORKSPACE.selectAs('w_')]);
+      const [row] = await keyStatement(db, tokenHash);
       return row && { key: KEY.read(row), user: USER.readAs(row, 'u_'), workspace: WORKSPACE.readAs(row, 'w_') };
     },
     async get(id) {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AttachmentRecord, CommentRecord, TaskDetails, TaskRecord, TimeLogRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
+import { compiled } from '../compiled.js';
 import { dayOrNull, num, numOrNull } from '../util.js';
 
 type Row = Record<string, any>;
@@ -100,17 +101,37 @@ export async function viewTask(
   ref: TaskRef,
   withDetails: { viewerId: string | null } | null,
 ): Promise<{ task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails | null } | undefined> {
-  const q = db('tasks')
-    .join('statuses', 'statuses.id', 'tasks.status_id')
-    .join('boards', 'boards.id', 'tasks.board_id')
-    .select([...TASK_SELECT, 'boards.member_ids as board_member_ids']);
-  if (workspaceId !== null) q.where('tasks.workspace_id', workspaceId);
-  if (ref.id !== undefined) q.where('tasks.id', ref.id);
-  else if (workspaceId !== null) q.where('tasks.key', ref.key ?? '');
-  else return undefined;
-  if (withDetails) q.select(detailColumns(db, withDetails.viewerId));
-  const row: Row | undefined = await q.first();
+  const byId = ref.id !== undefined;
+  if (!byId && workspaceId === null) return undefined;
+  const params: unknown[] = [];
+  if (workspaceId !== null) params.push(workspaceId);
+  params.push(byId ? ref.id : (ref.key ?? ''));
+  if (withDetails) params.push(withDetails.viewerId);
+  const [row] = await viewStatement(workspaceId !== null, byId, withDetails !== null)(db, ...params);
   if (!row) return undefined;
   const task = TASK.read(row);
   return { task, boardMemberIds: row.board_member_ids ?? null, details: withDetails ? details(row, task) : null };
+}
+
+// One compiled statement per shape (in a workspace or not, by id or key, with details or not).
+const VIEWS = new Map<string, ReturnType<typeof compiled<unknown[]>>>();
+
+function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean): ReturnType<typeof compiled<unknown[]>> {
+  const shape = `${inWorkspace}:${byId}:${withDetails}`;
+  let statement = VIEWS.get(shape);
+  if (!statement) {
+    statement = compiled<unknown[]>((db, ...params) => {
+      const next = () => params.shift() as Knex.Value;
+      const q = db('tasks')
+        .join('statuses', 'statuses.id', 'tasks.status_id')
+        .join('boards', 'boards.id', 'tasks.board_id')
+        .select([...TASK_SELECT, 'boards.member_ids as board_member_ids']);
+      if (inWorkspace) q.where('tasks.workspace_id', next());
+      q.where(byId ? 'tasks.id' : 'tasks.key', next());
+      if (withDetails) q.select(detailColumns(db, next() as string | null));
+      return q.first();
+    });
+    VIEWS.set(shape, statement);
+  }
+  return statement;
 }
