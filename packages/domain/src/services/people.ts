@@ -86,3 +86,18 @@ export async function filterUserId(actor: Actor, ref: string, repos: Repos): Pro
   const byName = await usersByName(actor, want, repos);
   return 'user' in byName ? byName.user.id : `missing:${want}`;
 }
+
+/** A user id (`usr_` and 26 base-32 characters of a ULID). */
+const USER_ID = /^usr_[0-9a-z]{26}$/;
+
+/**
+ * The assignee filter of a task list. A reference shaped like a user id goes to the list query as it is: the tasks of
+ * a workspace name only its own users, so an id of no user here matches nothing, as a failed lookup would, and the
+ * common case costs no lookup of its own (and the index sees a constant). Such a reference is therefore never read as
+ * a login or a display name. Other references (`me`, logins, names) resolve as filterUserId does.
+ */
+export async function assigneeFilter(actor: Actor, ref: string | undefined, repos: Repos): Promise<string | undefined> {
+  if (ref === undefined || ref === 'none') return ref;
+  const want = ref.trim();
+  return USER_ID.test(want) ? want : filterUserId(actor, want, repos);
+}

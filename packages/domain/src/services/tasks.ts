@@ -6,7 +6,7 @@ import { job } from '../jobs.js';
 import { taskChangeEvents, taskEvent } from './webhook-events.js';
 import type { BoardRecord, ChecklistRecord, OutboxJob, Repos, StatusRecord, TaskPatch, TaskRecord, TaskView } from '../ports.js';
 import { presentTask, presentTaskSummary } from '../presenters.js';
-import { filterUserId } from './people.js';
+import { assigneeFilter, filterUserId } from './people.js';
 import { richText } from '../rules/text.js';
 import { RANK_STEP, rankBetween } from '../rules/rank.js';
 import { checkVersion, withoutVersion, type Versioned, type WriteOptions } from '../versions.js';
@@ -217,7 +217,7 @@ export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps)
       projectId: query.projectId, boardId: query.boardId,
       statusId: statusIds.length === 1 ? statusIds[0] : undefined, statusIds: statusIds.length > 1 ? statusIds : undefined,
       category: categories.length === 1 ? categories[0] : undefined, categories: categories.length > 1 ? categories : undefined,
-      assigneeId: query.assigneeId === undefined || query.assigneeId === 'none' ? query.assigneeId : await filterUserId(actor, query.assigneeId, deps.store),
+      assigneeId: await assigneeFilter(actor, query.assigneeId, deps.store),
       reporterId: query.reporterId === undefined ? undefined : await filterUserId(actor, query.reporterId, deps.store),
       types: query.type, priorities: query.priority,
       labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, dueAfter: query.dueAfter, updatedSince: query.updatedSince,
