@@ -36,6 +36,7 @@ const calls: Record<OperationId, (c: TaskTrackerClient) => Promise<unknown>> = {
   getMeetings: (c) => c.meetings.list({ folderId: 'personal' }),
   getMeetingsById: (c) => c.meetings.get('m1'),
   getMeetingsByIdTranscript: (c) => c.meetings.transcript('m1'),
+  postMeetingsByIdActionItemsByIndexTask: (c) => c.meetings.createTaskFromAgreement('m1', 0, { title: 'From the agreement' }),
   getNotifications: (c) => c.notifications.list({ unread: true }),
   postNotificationsRead: (c) => c.notifications.markRead({ all: true }),
 };

@@ -48,7 +48,7 @@ export const operations = {
   // Tasks and comments
   getTasks: op({
     method: 'GET', path: '/v1/tasks', status: 200, response: 'TaskPage', body: null,
-    query: ['projectId', 'boardId', 'statusId', 'category', 'assigneeId', 'reporterId', 'type', 'priority', 'label', 'parentId', 'dueBefore', 'updatedSince', 'q', 'archived', 'orderBy', ...PAGE],
+    query: ['projectId', 'boardId', 'statusId', 'category', 'assigneeId', 'reporterId', 'type', 'priority', 'label', 'parentId', 'dueBefore', 'dueAfter', 'updatedSince', 'q', 'archived', 'orderBy', ...PAGE],
   }),
   postTasks: op({ method: 'POST', path: '/v1/tasks', status: 201, response: 'TaskResponse', body: 'CreateTaskInput', query: [] }),
   getTasksByRef: op({ method: 'GET', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: null, query: [] }),
@@ -85,6 +85,9 @@ export const operations = {
     method: 'GET', path: '/v1/meetings', status: 200, response: 'MeetingPage', body: null, query: ['folderId', 'projectId', 'status', 'from', 'to', 'q', ...PAGE],
   }),
   getMeetingsById: op({ method: 'GET', path: '/v1/meetings/{id}', status: 200, response: 'MeetingResponse', body: null, query: [] }),
+  postMeetingsByIdActionItemsByIndexTask: op({
+    method: 'POST', path: '/v1/meetings/{id}/action-items/{index}/task', status: 201, response: 'AgreementTaskResponse', body: 'TaskFromAgreementInput', query: [],
+  }),
   getMeetingsByIdTranscript: op({
     method: 'GET', path: '/v1/meetings/{id}/transcript', status: 200, response: 'TranscriptResponse', body: null, query: ['format'], text: 'text/plain',
   }),

@@ -42,6 +42,7 @@ export interface ResponseSchemas {
   MeetingPage: Page<Meeting>;
   MeetingResponse: Envelope<MeetingWithSummary>;
   TranscriptResponse: Envelope<Transcript>;
+  AgreementTaskResponse: Envelope<Task>;
   NotificationPage: Page<Notification>;
   MarkReadResponse: Envelope<MarkReadResult>;
 }

@@ -60,6 +60,7 @@ export type LogTimeInput = z.input<typeof D.LogTimeInput>;
 export type CreateDocInput = z.input<typeof D.CreateDocInput>;
 export type UpdateDocInput = z.input<typeof D.UpdateDocInput>;
 export type MarkNotificationsReadInput = z.input<typeof D.MarkNotificationsReadInput>;
+export type TaskFromAgreementInput = z.input<typeof D.TaskFromAgreementInput>;
 
 // ---- Query parameters: the parsed (output) types made optional; comma lists also take arrays ----
 type QueryValue<T> = T extends readonly (infer U)[] ? readonly U[] | string : T;

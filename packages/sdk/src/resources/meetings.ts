@@ -1,6 +1,6 @@
 import type { HttpClient, RequestOptions } from '../http.js';
 import type { Page } from '../responses.js';
-import type { ListMeetingsParams, Meeting, MeetingFolder, MeetingWithSummary, Transcript } from '../types.js';
+import type { ListMeetingsParams, Meeting, MeetingFolder, MeetingWithSummary, Task, TaskFromAgreementInput, Transcript } from '../types.js';
 
 /** Recorded meetings, their summaries and transcripts (`meetings:read`). */
 export class Meetings {
@@ -27,6 +27,14 @@ export class Meetings {
   /** A meeting with its summary (null until generated). */
   async get(id: string, opts?: RequestOptions): Promise<MeetingWithSummary> {
     return (await this.http.call('getMeetingsById', { params: { id } }, opts)).data;
+  }
+
+  /**
+   * Creates the task of an agreement (`summary.actionItems[index]`, 0-based) and records it there; the body is that of
+   * a task create, all optional. A second task from the same agreement is ApiError 422 `rejected` naming the first.
+   */
+  async createTaskFromAgreement(id: string, index: number, body: TaskFromAgreementInput = {}, opts?: RequestOptions): Promise<Task> {
+    return (await this.http.call('postMeetingsByIdActionItemsByIndexTask', { params: { id, index: String(index) }, body }, opts)).data;
   }
 
   /** The transcript as replicas in order. */
