@@ -557,7 +557,8 @@ export interface Repos {
 
 /** The store: repositories plus a transaction boundary. Jobs added inside a transaction commit with it. */
 export interface Store extends Repos {
-  transaction<T>(fn: (repos: Repos) => Promise<T>): Promise<T>;
+  /** Runs `fn` in a transaction; its store opens nested transactions as savepoints, so use cases compose atomically. */
+  transaction<T>(fn: (repos: Store) => Promise<T>): Promise<T>;
 }
 
 /** Wakes the outbox relay after a commit; the relay delivers what the transaction wrote. */

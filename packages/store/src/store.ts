@@ -43,6 +43,6 @@ function repos(db: Knex): Repos {
 export function createStore(db: Knex): Store {
   return {
     ...repos(db),
-    transaction: (fn) => db.transaction((trx) => fn(repos(trx))),
+    transaction: (fn) => db.transaction((trx) => fn(createStore(trx))),
   };
 }

@@ -52,15 +52,22 @@ export async function createTaskWithDocs(actor: Actor, input: CreateTaskInput, d
   return task;
 }
 
-/** Updates a task and sets its linked pages (the whole list); pages are checked before anything changes. */
+/** Updates a task and sets its linked pages (the whole list), all or nothing. */
 export async function updateTaskWithDocs(
   actor: Actor, ref: string, input: UpdateTaskInput | null, docIds: readonly string[] | undefined, deps: Deps,
 ): Promise<Task> {
   requireScope(actor, 'tasks:write');
   if (docIds !== undefined) requireScope(actor, 'docs:write');
-  const task = await visibleTask(actor, ref, deps.store);
-  const pages = docIds !== undefined ? await readablePages(actor, docIds, deps.store, 'docs') : [];
-  if (input && Object.values(input).some((v) => v !== undefined)) await updateTask(actor, task.id, input, deps);
-  if (docIds !== undefined) await deps.store.transaction((repos) => link(actor, task.id, pages, true, repos, deps));
-  return getTask(actor, task.id, deps);
+  // One transaction for the fields and the links: the task update runs as a savepoint inside it, and the relay is
+  // woken only after the whole commit.
+  const updated = await deps.store.transaction(async (store) => {
+    const inner: Deps = { ...deps, store, jobs: { notify: () => undefined } };
+    const task = await visibleTask(actor, ref, store);
+    const pages = docIds !== undefined ? await readablePages(actor, docIds, store, 'docs') : [];
+    if (input && Object.values(input).some((v) => v !== undefined)) await updateTask(actor, task.id, input, inner);
+    if (docIds !== undefined) await link(actor, task.id, pages, true, store, deps);
+    return getTask(actor, task.id, inner);
+  });
+  deps.jobs.notify();
+  return updated;
 }
