@@ -26,15 +26,8 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export const uniquePrefix = (): string => `tt-test-${randomBytes(4).toString('hex')}`;
-
-export async function startStack(o: { redisUrl: string; prefix?: string; consume: boolean }): Promise<Stack> {
-  const databaseUrl = await createTestDatabaseUrl();
-  const prefix = o.prefix ?? uniquePrefix();
-  const runtime = await createRuntime({
-    databaseUrl, redisUrl: o.redisUrl, rateLimitPerMinute: 100_000, logger: createLogger('silent', 'test'), consumeJobs: o.consume,
-    queuePrefix: prefix, jobConcurrency: 4,
-  });
+/** The REST API on a runtime, with JSON callers for keys (`call`, under /v1) and the operator (`op`). */
+export async function apiOn(runtime: Runtime): Promise<Pick<Stack, 'api' | 'call' | 'op'>> {
   const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '100000' });
   const api = await startApi(config, runtime);
   const request = async (auth: string, method: string, path: string, body?: unknown): Promise<Res> => {
@@ -47,9 +40,24 @@ export async function startStack(o: { redisUrl: string; prefix?: string; consume
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
   return {
-    runtime, api, databaseUrl, prefix,
+    api,
     call: (token, method, path, body) => request(token, method, `/v1${path}`, body),
     op: (method, path, body) => request(ADMIN_TOKEN, method, `/admin/v1${path}`, body),
+  };
+}
+
+export const uniquePrefix = (): string => `tt-test-${randomBytes(4).toString('hex')}`;
+
+export async function startStack(o: { redisUrl: string; prefix?: string; consume: boolean }): Promise<Stack> {
+  const databaseUrl = await createTestDatabaseUrl();
+  const prefix = o.prefix ?? uniquePrefix();
+  const runtime = await createRuntime({
+    databaseUrl, redisUrl: o.redisUrl, rateLimitPerMinute: 100_000, logger: createLogger('silent', 'test'), consumeJobs: o.consume,
+    queuePrefix: prefix, jobConcurrency: 4,
+  });
+  const { api, call, op } = await apiOn(runtime);
+  return {
+    runtime, api, databaseUrl, prefix, call, op,
     async close() {
       await api.stop();
       await runtime.close();

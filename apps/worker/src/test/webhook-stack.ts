@@ -2,11 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '@tt/domain';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
 import { createTestDatabaseUrl, dropTestDatabase } from '../../../../packages/store/src/testing.js';
-import { ConfigSchema } from '../../../api/src/config.js';
-import { startApi, type ApiServer } from '../../../api/src/server.js';
-import { dropQueue, team, uniquePrefix, type Res } from './stack.js';
-
-const ADMIN_TOKEN = 'webhook-test-operator-token';
+import type { ApiServer } from '../../../api/src/server.js';
+import { apiOn, dropQueue, team, uniquePrefix, type Res } from './stack.js';
 
 /** A webhook receiver on 127.0.0.1: records every request; `answer` decides each reply (a status, or 'hang'). */
 export class Receiver {
@@ -78,21 +75,9 @@ export async function startWebhookStack(o: {
   });
   const clock = { offset: 0 };
   runtime.deps.now = () => Date.now() + clock.offset;
-  const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '100000' });
-  const api = await startApi(config, runtime);
-  const request = async (auth: string, method: string, path: string, body?: unknown): Promise<Res> => {
-    const res = await fetch(api.url + path, {
-      method,
-      headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const { api, call, op } = await apiOn(runtime);
   return {
-    runtime, api, databaseUrl, prefix, clock,
-    call: (token, method, path, body) => request(token, method, `/v1${path}`, body),
-    op: (method, path, body) => request(ADMIN_TOKEN, method, `/admin/v1${path}`, body),
+    runtime, api, databaseUrl, prefix, clock, call, op,
     async close() {
       await api.stop();
       await runtime.close();
