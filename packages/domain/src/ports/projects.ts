@@ -1,0 +1,57 @@
+import type { Category } from '../schemas/project.js';
+import type { PageRequest, PageResult } from './paging.js';
+
+export interface ProjectRecord {
+  id: string;
+  workspaceId: string;
+  key: string;
+  name: string;
+  description: string;
+  createdAt: number;
+  /** Raised by every change to what GET shows (see versions.ts). */
+  version: number;
+}
+export interface StatusRecord {
+  id: string;
+  boardId: string;
+  name: string;
+  category: Category;
+  position: number;
+}
+export interface BoardRecord {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  name: string;
+  description: string;
+  memberIds: string[] | null;
+  statuses: StatusRecord[];
+}
+/** Repositories of projects. */
+export interface ProjectRepos {
+  projects: {
+    create(input: Omit<ProjectRecord, 'id' | 'version'>): Promise<ProjectRecord>;
+    get(workspaceId: string, id: string): Promise<ProjectRecord | undefined>;
+    byKey(workspaceId: string, key: string): Promise<ProjectRecord | undefined>;
+    byIds(workspaceId: string, ids: string[]): Promise<ProjectRecord[]>;
+    list(workspaceId: string, onlyIds: string[] | null, page: PageRequest): Promise<PageResult<ProjectRecord>>;
+    update(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'description'>>): Promise<ProjectRecord | undefined>;
+    count(workspaceId: string): Promise<number>;
+    /** Takes the next task number of the project; serialized per project by a row lock. */
+    nextTaskNumber(id: string): Promise<number>;
+  };
+  boards: {
+    create(input: Omit<BoardRecord, 'id' | 'statuses'>, statuses: Array<{ name: string; category: Category }>): Promise<BoardRecord>;
+    get(workspaceId: string | null, id: string): Promise<BoardRecord | undefined>;
+    list(
+      workspaceId: string,
+      filter: { projectId?: string | undefined; onlyProjectIds: string[] | null; userId: string },
+      page: PageRequest,
+    ): Promise<PageResult<BoardRecord>>;
+    byProjects(workspaceId: string, projectIds: string[], userId: string): Promise<BoardRecord[]>;
+    countInProject(projectId: string): Promise<number>;
+    addStatus(boardId: string, status: { name: string; category: Category }): Promise<void>;
+    setMembers(boardId: string, memberIds: string[] | null): Promise<void>;
+    status(workspaceId: string, statusId: string): Promise<StatusRecord | undefined>;
+  };
+}
