@@ -18,10 +18,40 @@ export const orNull = <T extends z.ZodType>(s: T) => z.union([s, z.null()]);
 /** A tool result in the caller's format; `index` is the compact structured content of the Markdown form. */
 export function answer(format: Format, markdown: () => string, data: Record<string, unknown>, index: Record<string, unknown>): CallToolResult {
   if (format === 'json') {
-    const json = JSON.stringify(data);
-    return { content: [{ type: 'text', text: json }], structuredContent: data };
+    const fitted = fitJson(data);
+    return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
   }
   return { content: [{ type: 'text', text: bound(markdown()) }], structuredContent: index };
+}
+
+const CUT = ' … [cut: the answer budget is 20000 characters]';
+
+/**
+ * JSON within the budget: while it is too long, the longest string is shortened (and marked as cut), so the shape,
+ * and the output schema it passes, stay the same. Lists are paged before they get here; long texts are what is left.
+ */
+export function fitJson<T>(data: T): T {
+  if (JSON.stringify(data).length <= BUDGET) return data;
+  const root = structuredClone(data) as unknown;
+  const slots: Array<{ holder: Record<string | number, unknown>; key: string | number }> = [];
+  const collect = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const key = Array.isArray(v) ? Number(k) : k;
+      if (typeof x === 'string') slots.push({ holder: v as Record<string | number, unknown>, key });
+      else collect(x);
+    }
+  };
+  collect(root);
+  const len = (slot: (typeof slots)[number]) => (slot.holder[slot.key] as string).length;
+  for (let over = JSON.stringify(root).length - BUDGET; over > 0 && slots.length; over = JSON.stringify(root).length - BUDGET) {
+    const longest = slots.reduce((a, b) => (len(b) > len(a) ? b : a));
+    const text = longest.holder[longest.key] as string;
+    if (text.length <= 200) break;
+    const keep = Math.max(100, Math.min(Math.floor(text.length / 2), text.length - over - CUT.length - 50));
+    longest.holder[longest.key] = text.slice(0, keep) + CUT;
+  }
+  return root as T;
 }
 
 /** A short confirmation of a write with the ids to chain on. */
