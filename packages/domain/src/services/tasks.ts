@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { DomainError, invalid, missingRef, notFound, rejected } from '../errors.js';
 import { job } from '../jobs.js';
 import { taskChangeEvents, taskEvent } from './webhook-events.js';
-import type { BoardRecord, ChecklistRecord, OutboxJob, Repos, StatusRecord, TaskPatch, TaskRecord, TaskView } from '../ports.js';
+import type { BoardRecord, ChecklistRecord, OutboxJob, ProjectRecord, Repos, StatusRecord, TaskPatch, TaskRecord, TaskView } from '../ports.js';
 import { presentTask, presentTaskSummary } from '../presenters.js';
 import { assigneeFilter, filterUserId } from './people.js';
 import { richText } from '../rules/text.js';
@@ -128,70 +128,70 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
 }
 export const createTask = withoutVersion(createTaskVersioned);
 
-/** Creates a task inside the caller's transaction, so a task made from a meeting agreement commits with the agreement. */
-export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
-  requireScope(actor, 'tasks:write');
-  {
-    let board: BoardRecord;
-    if (input.boardId !== undefined) {
-      board = await boardFor(actor, input.boardId, repos, 'boardId');
-      if (input.projectId !== undefined && input.projectId !== board.projectId) {
-        throw invalid('projectId', `board ${board.id} is not in project ${input.projectId}`);
-      }
-    } else if (input.projectId !== undefined) {
-      const project = await repos.projects.get(actor.workspace.id, input.projectId);
-      if (!project || !canSeeProject(actor, project.id)) throw missingRef('projectId', `project ${input.projectId}`);
-      const boards = await repos.boards.byProjects(actor.workspace.id, [project.id], actor.user.id);
-      const first = boards[0];
-      if (!first) throw rejected(`Project ${project.key} has no board; create one first`);
-      board = first;
-    } else {
-      throw invalid('boardId', 'required: send boardId or projectId');
+/** Where a new task goes: `boardId`, else the first board of `projectId` open to the user; with its project. */
+async function placeOf(actor: Actor, input: CreateTaskInput, repos: Repos): Promise<{ board: BoardRecord; project: ProjectRecord }> {
+  if (input.boardId !== undefined) {
+    const board = await boardFor(actor, input.boardId, repos, 'boardId');
+    if (input.projectId !== undefined && input.projectId !== board.projectId) {
+      throw invalid('projectId', `board ${board.id} is not in project ${input.projectId}`);
     }
     const project = await repos.projects.get(actor.workspace.id, board.projectId);
     if (!project) throw notFound('Project');
-    const status = await columnOf(actor, board, input.statusId, repos);
-
-    let assigneeIds = dedupe(input.assigneeIds ?? []);
-    if (input.assigneeId !== undefined && !assigneeIds.includes(input.assigneeId)) assigneeIds = [input.assigneeId, ...assigneeIds];
-    await checkUsers(actor, assigneeIds, 'assigneeIds', repos);
-    const assigneeId = input.assigneeId ?? assigneeIds[0] ?? null;
-
-    const labels = dedupe(input.labels ?? []);
-    if (labels.length) await repos.labels.ensure(actor.workspace.id, labels);
-    const parentId = input.parentId !== undefined ? await checkParent(actor, input.parentId, project.id, null, repos) : null;
-    const text = richText(input.description, input.descriptionText) ?? { html: '', text: '' };
-    const now = deps.now();
-
-    const number = await repos.projects.nextTaskNumber(project.id);
-    const { before } = await repos.tasks.rankAt(status.id, Number.MAX_SAFE_INTEGER, null);
-    const task = await repos.tasks.insert(
-      {
-        workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
-        title: input.title, type: input.type ?? 'task', priority: input.priority ?? 'medium',
-        assigneeId, assigneeIds, reporterId: actor.user.id, labels, dueDate: input.dueDate ?? null, parentId,
-        timeEstimateSeconds: input.timeEstimateSeconds ?? 0, descriptionHtml: text.html, descriptionText: text.text,
-        checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
-        doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
-      },
-      number,
-      `${project.key}-${number}`,
-      before === null ? 0 : before + RANK_STEP,
-    );
-    const jobs: OutboxJob[] = [
-      job('automations.task_created', {
-        workspaceId: actor.workspace.id, taskId: task.id, boardId: board.id, statusId: status.id, actorId: actor.user.id,
-      }),
-    ];
-    const notify = assigneeIds.filter((id) => id !== actor.user.id);
-    if (notify.length) {
-      jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: notify }));
-    }
-    await repos.outbox.add(jobs);
-    await taskEvent(repos, deps, 'task.created', actor.user.id, task);
-    if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
-    return full(actor, task, repos);
+    return { board, project };
   }
+  if (input.projectId === undefined) throw invalid('boardId', 'required: send boardId or projectId');
+  const project = await repos.projects.get(actor.workspace.id, input.projectId);
+  if (!project || !canSeeProject(actor, project.id)) throw missingRef('projectId', `project ${input.projectId}`);
+  const [board] = await repos.boards.byProjects(actor.workspace.id, [project.id], actor.user.id);
+  if (!board) throw rejected(`Project ${project.key} has no board; create one first`);
+  return { board, project };
+}
+
+/** Creates a task inside the caller's transaction, so a task made from a meeting agreement commits with the agreement. */
+export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
+  requireScope(actor, 'tasks:write');
+  const { board, project } = await placeOf(actor, input, repos);
+  const status = await columnOf(actor, board, input.statusId, repos);
+
+  let assigneeIds = dedupe(input.assigneeIds ?? []);
+  if (input.assigneeId !== undefined && !assigneeIds.includes(input.assigneeId)) assigneeIds = [input.assigneeId, ...assigneeIds];
+  await checkUsers(actor, assigneeIds, 'assigneeIds', repos);
+  const assigneeId = input.assigneeId ?? assigneeIds[0] ?? null;
+
+  const labels = dedupe(input.labels ?? []);
+  if (labels.length) await repos.labels.ensure(actor.workspace.id, labels);
+  const parentId = input.parentId !== undefined ? await checkParent(actor, input.parentId, project.id, null, repos) : null;
+  const text = richText(input.description, input.descriptionText) ?? { html: '', text: '' };
+  const now = deps.now();
+
+  const number = await repos.projects.nextTaskNumber(project.id);
+  const { before } = await repos.tasks.rankAt(status.id, Number.MAX_SAFE_INTEGER, null);
+  const task = await repos.tasks.insert(
+    {
+      workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
+      title: input.title, type: input.type ?? 'task', priority: input.priority ?? 'medium',
+      assigneeId, assigneeIds, reporterId: actor.user.id, labels, dueDate: input.dueDate ?? null, parentId,
+      timeEstimateSeconds: input.timeEstimateSeconds ?? 0, descriptionHtml: text.html, descriptionText: text.text,
+      checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
+      doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
+    },
+    number,
+    `${project.key}-${number}`,
+    before === null ? 0 : before + RANK_STEP,
+  );
+  const jobs: OutboxJob[] = [
+    job('automations.task_created', {
+      workspaceId: actor.workspace.id, taskId: task.id, boardId: board.id, statusId: status.id, actorId: actor.user.id,
+    }),
+  ];
+  const notify = assigneeIds.filter((id) => id !== actor.user.id);
+  if (notify.length) {
+    jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: notify }));
+  }
+  await repos.outbox.add(jobs);
+  await taskEvent(repos, deps, 'task.created', actor.user.id, task);
+  if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
+  return full(actor, task, repos);
 }
 
 export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): Promise<Versioned<Task>> {
