@@ -5,7 +5,7 @@ import type { BoardRecord, ProjectRecord, Repos, StatusRecord, TaskRecord } from
 import { CATEGORIES, type Category } from '../schemas/project.js';
 import { listSpaces } from './docs.js';
 import { listFolders } from './meetings.js';
-import { visibleTask } from './tasks.js';
+import { findVisibleTask } from './tasks.js';
 
 /**
  * References as people and agents write them, resolved once for REST and MCP: a project by key or id, a task by
@@ -43,12 +43,9 @@ export async function firstBoard(actor: Actor, p: ProjectRecord, repos: Repos): 
 
 /** A task by key (WEB-12) or id that the key may see, else 404 naming the reference. */
 export async function task(actor: Actor, ref: string, repos: Repos, hint?: string): Promise<TaskRecord> {
-  try {
-    return await visibleTask(actor, ref.trim(), repos);
-  } catch (e) {
-    if (e instanceof DomainError && e.code === 'not_found') throw new DomainError('not_found', withHint(`Task ${ref.trim()} not found`, hint));
-    throw e;
-  }
+  const found = await findVisibleTask(actor, ref.trim(), repos);
+  if (!found) throw new DomainError('not_found', withHint(`Task ${ref.trim()} not found`, hint));
+  return found;
 }
 
 /** A column of a board by id, then name (case-insensitive), then category (the first column of it, left to right). */
