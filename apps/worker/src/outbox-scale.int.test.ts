@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '@tt/domain';
 import { createMemoryQueue, createOutboxRelay, outboxRowId, type Log } from '@tt/jobs';
-import { createStore, migrate, openDatabase } from '@tt/store';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
+import { createStore } from '@tt/store';
+import { openTestDatabase } from '../../../packages/store/src/testing.js';
 
 /*
  * Embedded mode at scale: the in-process queue falls far behind the writes. Each outbox pass must stay one cheap
@@ -15,14 +15,12 @@ const silent: Log = { debug: () => undefined, info: () => undefined, warn: () =>
 const ROWS = 6000;
 const MAX_BACKLOG = 500;
 
-let url: string | undefined;
 let db: Knex;
 let store: Store;
+let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
-  url = await createTestDatabaseUrl();
-  db = openDatabase({ databaseUrl: url });
-  if (!url) await migrate(db);
+  ({ db, close: closeDb } = await openTestDatabase());
   store = createStore(db);
   await db.raw(
     `insert into outbox (name, payload, created_at)
@@ -31,10 +29,7 @@ beforeAll(async () => {
     [ROWS],
   );
 });
-afterAll(async () => {
-  await db.destroy();
-  await dropTestDatabase(url);
-});
+afterAll(() => closeDb());
 
 /** The statements sent while `fn` runs, with their bindings. */
 async function statements(fn: () => Promise<unknown>): Promise<Array<{ sql: string; bindings: unknown[] }>> {

@@ -4,28 +4,23 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@tt/domain';
 import { createBullQueue, createMemoryQueue, createOutboxRelay, QUEUE_NAME, type Log } from '@tt/jobs';
-import { createStore, migrate, openDatabase } from '@tt/store';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
+import { createStore } from '@tt/store';
+import { openTestDatabase } from '../../../packages/store/src/testing.js';
 import { freePort } from './test/processes.js';
 import { dropQueue, uniquePrefix } from './test/stack.js';
 
 const REDIS = process.env.TEST_REDIS_URL;
 const silent: Log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent };
 
-let url: string | undefined;
 let db: Knex;
 let store: Store;
+let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
-  url = await createTestDatabaseUrl();
-  db = openDatabase({ databaseUrl: url });
-  if (!url) await migrate(db);
+  ({ db, close: closeDb } = await openTestDatabase());
   store = createStore(db);
 });
-afterAll(async () => {
-  await db.destroy();
-  await dropTestDatabase(url);
-});
+afterAll(() => closeDb());
 beforeEach(async () => {
   await db('outbox').delete();
 });

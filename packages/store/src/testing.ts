@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { migrate, openDatabase } from './db.js';
 
 const TEMPLATE = 'tt_test_template';
@@ -63,4 +63,18 @@ export async function dropTestDatabase(url: string | undefined): Promise<void> {
   } finally {
     await admin.destroy();
   }
+}
+
+/** A migrated database for one test file (a clone of the template, or a new in-memory PGlite) and its removal. */
+export async function openTestDatabase(): Promise<{ db: Knex; close(): Promise<void> }> {
+  const url = await createTestDatabaseUrl();
+  const db = openDatabase({ databaseUrl: url });
+  if (!url) await migrate(db);
+  return {
+    db,
+    async close() {
+      await db.destroy();
+      await dropTestDatabase(url);
+    },
+  };
 }
