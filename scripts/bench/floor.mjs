@@ -5,7 +5,8 @@
 // p99 is the figure to read.
 //   pnpm run build && pnpm run bench:floor
 // Env: BENCH_TASKS (100000), BENCH_ROUNDS (2), BENCH_DURATION (10 s per turn), BENCH_CONNECTIONS (10),
-// BENCH_RATE (unset: as fast as each goes), BENCH_DATABASE_URL, BENCH_KEEP=1.
+// BENCH_RATE (unset: as fast as each goes), BENCH_ONLY (a regular expression: only the scenarios it matches),
+// BENCH_DATABASE_URL, BENCH_KEEP=1.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -18,6 +19,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 
 async function startFloor(dbName) {
   const port = 3900 + Math.floor(Math.random() * 500);
@@ -69,6 +71,7 @@ await withSeededApi(DB, TASKS, async ({ api, db, workspaceId, userIds, token, co
     ];
     const rows = [];
     for (const [name, request, probe] of scenarios) {
+      if (ONLY && !ONLY.test(name)) continue;
       await sameTotal(api.base, floor.base, token, probe ?? request.path);
       const a = [];
       const b = [];
