@@ -1,23 +1,21 @@
 import type { Knex } from 'knex';
 import type { AutomationRecord, Repos } from '@tt/domain';
+import { columnMap } from '../columns.js';
 import { newId } from '../util.js';
 import { userRepo } from './company.js';
 
-type Row = Record<string, any>;
-
-const automation = (r: Row): AutomationRecord => ({
-  id: r.id, workspaceId: r.workspace_id, boardId: r.board_id, ownerId: r.owner_id, trigger: r.trigger, statusId: r.status_id ?? null,
-  actions: typeof r.actions === 'string' ? JSON.parse(r.actions) : r.actions, createdAt: Number(r.created_at),
+const AUTOMATION = columnMap<AutomationRecord>('automations', {
+  id: 'id', workspaceId: 'workspace_id', boardId: 'board_id', ownerId: 'owner_id', trigger: 'trigger', statusId: { column: 'status_id', read: (v) => v ?? null },
+  actions: { column: 'actions', read: (v) => (typeof v === 'string' ? JSON.parse(v) : v), write: (v) => JSON.stringify(v) },
+  createdAt: { column: 'created_at', read: Number },
 });
+const automation = AUTOMATION.read;
 
 export function automationRepo(db: Knex): Repos['automations'] {
   return {
     async create(a) {
       const [row] = await db('automations')
-        .insert({
-          id: newId('auto'), workspace_id: a.workspaceId, board_id: a.boardId, owner_id: a.ownerId, trigger: a.trigger, status_id: a.statusId,
-          actions: JSON.stringify(a.actions), created_at: a.createdAt,
-        })
+        .insert(AUTOMATION.write({ ...a, id: newId('auto') }))
         .returning('*');
       return automation(row);
     },

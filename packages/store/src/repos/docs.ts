@@ -1,23 +1,33 @@
 import type { Knex } from 'knex';
-import type { DocFilter, DocRecord, DocSpaceRecord, DocVersionRecord, Repos } from '@tt/domain';
+import type { DocFilter, DocLogRecord, DocRecord, DocSpaceRecord, DocVersionRecord, Repos } from '@tt/domain';
+import { columnMap } from '../columns.js';
 import { newId, pageById } from '../util.js';
 
 type Row = Record<string, any>;
 
-const space = (r: Row): DocSpaceRecord => ({
-  id: r.id, workspaceId: r.workspace_id, name: r.name, description: r.description, memberIds: r.member_ids ?? null,
+const orNull = (v: unknown) => v ?? null;
+const text = (v: unknown) => (v ?? '') as string;
+
+const SPACE = columnMap<DocSpaceRecord>('doc_spaces', {
+  id: 'id', workspaceId: 'workspace_id', name: 'name', description: 'description', memberIds: { column: 'member_ids', read: orNull },
 });
-const doc = (r: Row): DocRecord => ({
-  id: r.id, workspaceId: r.workspace_id, spaceId: r.space_id, parentId: r.parent_id ?? null, title: r.title,
-  contentHtml: r.content_html ?? '', text: r.text ?? '', taskIds: r.task_ids ?? [], authorId: r.author_id,
-  createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), version: Number(r.version),
+/** The docs table; the tree path is a column of its own, not part of the record. */
+const DOC = columnMap<DocRecord>('docs', {
+  id: 'id', workspaceId: 'workspace_id', spaceId: 'space_id', parentId: { column: 'parent_id', read: orNull }, title: 'title',
+  contentHtml: { column: 'content_html', read: text }, text: { column: 'text', read: text },
+  taskIds: { column: 'task_ids', readOnly: true, read: (v) => v ?? [] }, authorId: 'author_id',
+  createdAt: { column: 'created_at', read: Number }, updatedAt: { column: 'updated_at', read: Number }, version: { column: 'version', read: Number },
 });
-const version = (r: Row): DocVersionRecord => ({
-  id: r.id, docId: r.doc_id, title: r.title, contentHtml: r.content_html, text: r.text, createdAt: Number(r.created_at),
+const VERSION = columnMap<DocVersionRecord>('doc_versions', {
+  id: 'id', docId: 'doc_id', title: 'title', contentHtml: 'content_html', text: 'text', createdAt: { column: 'created_at', read: Number },
+});
+const LOG = columnMap<DocLogRecord>('doc_log', {
+  id: 'id', docId: 'doc_id', userId: 'user_id', action: 'action', changes: 'changes', createdAt: { column: 'created_at', read: Number },
 });
 
 const TASK_IDS = `coalesce((select array_agg(dt.task_id order by dt.task_id) from doc_tasks dt where dt.doc_id = docs.id), '{}') as task_ids`;
-const SUMMARY = ['docs.id', 'docs.workspace_id', 'docs.space_id', 'docs.parent_id', 'docs.path', 'docs.title', 'docs.author_id', 'docs.created_at', 'docs.updated_at', 'docs.version'];
+/** List rows leave out the content, which lists never show; the path is the page's position. */
+const SUMMARY = [...DOC.select(DOC.fields.filter((f) => f !== 'contentHtml' && f !== 'text')), 'docs.path'];
 
 /** Spaces open to the workspace, or naming the user as a member. */
 const readableSpace = (w: Knex.QueryBuilder, userId: string) =>
@@ -27,17 +37,17 @@ export function docSpaceRepo(db: Knex): Repos['docSpaces'] {
   return {
     async create(input) {
       const [row] = await db('doc_spaces')
-        .insert({ id: newId('space'), workspace_id: input.workspaceId, name: input.name, description: input.description, member_ids: input.memberIds, created_at: Date.now() })
+        .insert({ ...SPACE.write({ ...input, id: newId('space') }), created_at: Date.now() })
         .returning('*');
-      return space(row);
+      return SPACE.read(row);
     },
     async get(workspaceId, id) {
       const row = await db('doc_spaces').where({ workspace_id: workspaceId, id }).first();
-      return row ? space(row) : undefined;
+      return row ? SPACE.read(row) : undefined;
     },
     async listVisible(workspaceId, userId) {
       const rows = await db('doc_spaces').where({ workspace_id: workspaceId }).where((w) => readableSpace(w, userId)).orderBy('id');
-      return rows.map(space);
+      return rows.map(SPACE.read);
     },
   };
 }
@@ -47,26 +57,19 @@ export function docRepo(db: Knex): Repos['docs'] {
   return {
     async insert(input, path) {
       const id = path.split('/').pop()!;
-      await db('docs').insert({
-        id, workspace_id: input.workspaceId, space_id: input.spaceId, parent_id: input.parentId, path, title: input.title,
-        content_html: input.contentHtml, text: input.text, author_id: input.authorId, created_at: input.createdAt, updated_at: input.updatedAt,
-      });
-      return doc(await select().where('docs.id', id).first());
+      await db('docs').insert({ ...DOC.write({ ...input, id }), path });
+      return DOC.read(await select().where('docs.id', id).first());
     },
     async get(workspaceId, id) {
       const row = await select().where({ 'docs.workspace_id': workspaceId, 'docs.id': id }).first();
-      return row ? { ...doc(row), path: row.path as string } : undefined;
+      return row ? { ...DOC.read(row), path: row.path as string } : undefined;
     },
     async byIds(workspaceId, ids) {
       if (!ids.length) return [];
-      return (await select().where('docs.workspace_id', workspaceId).whereIn('docs.id', ids).orderBy('docs.path')).map(doc);
+      return (await select().where('docs.workspace_id', workspaceId).whereIn('docs.id', ids).orderBy('docs.path')).map(DOC.read);
     },
     async update(id, p) {
-      const data: Row = {};
-      if (p.title !== undefined) data.title = p.title;
-      if (p.contentHtml !== undefined) data.content_html = p.contentHtml;
-      if (p.text !== undefined) data.text = p.text;
-      if (p.updatedAt !== undefined) data.updated_at = p.updatedAt;
+      const data = DOC.write(p);
       // Every change moves the version (the ETag), in the same statement as the change.
       if (Object.keys(data).length) await db('docs').where({ id }).update({ ...data, version: db.raw('version + 1') });
     },
@@ -90,7 +93,7 @@ export function docRepo(db: Knex): Repos['docs'] {
           [f.q, f.q, f.q],
         );
       }
-      return pageById<Row, DocRecord>(base, 'docs.path', page, doc, (q) => q.select([...SUMMARY, db.raw(TASK_IDS)]));
+      return pageById<Row, DocRecord>(base, 'docs.path', page, DOC.read, (q) => q.select([...SUMMARY, db.raw(TASK_IDS)]));
     },
     async linkedToTask(taskId, userId) {
       const rows = db('doc_tasks')
@@ -104,20 +107,19 @@ export function docRepo(db: Knex): Repos['docs'] {
     },
     async latestVersion(docId) {
       const row = await db('doc_versions').where({ doc_id: docId }).orderBy('created_at', 'desc').first();
-      return row ? version(row) : undefined;
+      return row ? VERSION.read(row) : undefined;
     },
     async addVersion(v) {
-      await db('doc_versions').insert({ id: newId('ver'), doc_id: v.docId, title: v.title, content_html: v.contentHtml, text: v.text, created_at: v.createdAt });
+      await db('doc_versions').insert(VERSION.write({ ...v, id: newId('ver') }));
     },
     async versions(docId) {
-      return (await db('doc_versions').where({ doc_id: docId }).orderBy('created_at', 'desc')).map(version);
+      return (await db('doc_versions').where({ doc_id: docId }).orderBy('created_at', 'desc')).map(VERSION.read);
     },
     async addLog(l) {
-      await db('doc_log').insert({ id: newId('dlog'), doc_id: l.docId, user_id: l.userId, action: l.action, changes: l.changes, created_at: l.createdAt });
+      await db('doc_log').insert(LOG.write({ ...l, id: newId('dlog') }));
     },
     async log(docId) {
-      const rows = await db('doc_log').where({ doc_id: docId }).orderBy('id');
-      return rows.map((r: Row) => ({ id: r.id, docId: r.doc_id, userId: r.user_id, action: r.action, changes: r.changes, createdAt: Number(r.created_at) }));
+      return (await db('doc_log').where({ doc_id: docId }).orderBy('id')).map(LOG.read);
     },
   };
 }

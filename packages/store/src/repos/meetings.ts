@@ -1,23 +1,26 @@
 import type { Knex } from 'knex';
 import { type MeetingFilter, type MeetingFolderRecord, type MeetingRecord, type Repos } from '@tt/domain';
+import { columnMap } from '../columns.js';
 import { dayOrNull, newId, numOrNull, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
 
-const folder = (r: Row): MeetingFolderRecord => ({
-  id: r.id, workspaceId: r.workspace_id, name: r.name, parentId: r.parent_id ?? null, teamIds: r.team_ids ?? [],
+const orNull = (v: unknown) => v ?? null;
+
+const FOLDER = columnMap<MeetingFolderRecord>('meeting_folders', {
+  id: 'id', workspaceId: 'workspace_id', name: 'name', parentId: { column: 'parent_id', read: orNull }, teamIds: { column: 'team_ids', read: (v) => v ?? [] },
 });
-const meeting = (r: Row): MeetingRecord => ({
-  id: r.id, workspaceId: r.workspace_id, title: r.title, url: r.url, folderId: r.folder_id ?? null, projectId: r.project_id ?? null,
-  createdBy: r.created_by, startedAt: Number(r.started_at), endedAt: numOrNull(r.ended_at), status: r.status,
-  participants: r.participants ?? [], transcriptReady: Boolean(r.transcript_ready),
-  summary: r.summary === undefined ? (r.has_summary ? ({} as MeetingRecord['summary']) : null) : (r.summary ?? null),
+const MEETING = columnMap<MeetingRecord>('meetings', {
+  id: 'id', workspaceId: 'workspace_id', title: 'title', url: 'url', folderId: { column: 'folder_id', read: orNull },
+  projectId: { column: 'project_id', read: orNull }, createdBy: 'created_by', startedAt: { column: 'started_at', read: Number },
+  endedAt: { column: 'ended_at', read: numOrNull }, status: 'status', participants: { column: 'participants', read: (v) => v ?? [] },
+  transcriptReady: { column: 'transcript_ready', read: Boolean },
+  summary: { column: 'summary', read: orNull, write: (v) => (v === null ? null : JSON.stringify(v)) },
 });
 
-const LIST_COLUMNS = [
-  'meetings.id', 'meetings.workspace_id', 'meetings.title', 'meetings.url', 'meetings.folder_id', 'meetings.project_id', 'meetings.created_by',
-  'meetings.started_at', 'meetings.ended_at', 'meetings.status', 'meetings.participants', 'meetings.transcript_ready',
-];
+/** Lists only tell whether there is a summary (an empty one stands for it), so they leave the summaries unread. */
+const LIST_COLUMNS = MEETING.select(MEETING.fields.filter((f) => f !== 'summary'));
+const HAS_SUMMARY = "case when meetings.summary is null then null else '{}'::jsonb end as summary";
 
 /** Folders open to the workspace (no teams) or shared with one of the user's teams. */
 const openFolders = (db: Knex, workspaceId: string, teamIds: string[]) =>
@@ -46,17 +49,17 @@ export function meetingFolderRepo(db: Knex): Repos['meetingFolders'] {
   return {
     async create(input) {
       const [row] = await db('meeting_folders')
-        .insert({ id: newId('mfold'), workspace_id: input.workspaceId, name: input.name, parent_id: input.parentId, team_ids: input.teamIds, created_at: Date.now() })
+        .insert({ ...FOLDER.write({ ...input, id: newId('mfold') }), created_at: Date.now() })
         .returning('*');
-      return folder(row);
+      return FOLDER.read(row);
     },
     async get(workspaceId, id) {
       const row = await db('meeting_folders').where({ workspace_id: workspaceId, id }).first();
-      return row ? folder(row) : undefined;
+      return row ? FOLDER.read(row) : undefined;
     },
     async listVisible(workspaceId, teamIds) {
       const rows = await db('meeting_folders').whereIn('id', openFolders(db, workspaceId, teamIds)).orderBy('id');
-      return rows.map(folder);
+      return rows.map(FOLDER.read);
     },
   };
 }
@@ -65,21 +68,17 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
   return {
     async insert(m, transcript, summaryText) {
       const id = newId('meet');
-      await db('meetings').insert({
-        id, workspace_id: m.workspaceId, title: m.title, url: m.url, folder_id: m.folderId, project_id: m.projectId, created_by: m.createdBy,
-        started_at: m.startedAt, ended_at: m.endedAt, status: m.status, participants: m.participants, transcript_ready: m.transcriptReady,
-        summary: m.summary === null ? null : JSON.stringify(m.summary), summary_text: summaryText,
-      });
+      await db('meetings').insert({ ...MEETING.write({ ...m, id }), summary_text: summaryText });
       if (transcript !== null) await db('meeting_transcripts').insert({ meeting_id: id, replicas: JSON.stringify(transcript) });
       const items = (m.summary?.actionItems ?? [])
         .map((a, position) => ({ meeting_id: id, position, task_id: a.taskId, text: a.text, owner: a.owner, due: a.due }))
         .filter((a) => a.task_id !== null);
       if (items.length) await db('meeting_action_items').insert(items);
-      return meeting(await db('meetings').where({ id }).first());
+      return MEETING.read(await db('meetings').where({ id }).first());
     },
     async get(workspaceId, id) {
       const row = await db('meetings').where({ workspace_id: workspaceId, id }).first();
-      return row ? meeting(row) : undefined;
+      return row ? MEETING.read(row) : undefined;
     },
     async list(f, page) {
       const base = visible(db, f);
@@ -95,8 +94,8 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
           [f.q, f.q, f.q],
         );
       }
-      return pageNewestFirst<Row, MeetingRecord>(base, { column: 'meetings.started_at', id: 'meetings.id', value: 'epoch' }, page, meeting, (q) =>
-        q.select([...LIST_COLUMNS, db.raw('meetings.summary is not null as has_summary')]),
+      return pageNewestFirst<Row, MeetingRecord>(base, { column: 'meetings.started_at', id: 'meetings.id', value: 'epoch' }, page, MEETING.read, (q) =>
+        q.select([...LIST_COLUMNS, db.raw(HAS_SUMMARY)]),
       );
     },
     async transcript(id) {
@@ -110,7 +109,7 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
     },
     async recordAgreementTask(id, index, summary) {
       const item = summary.actionItems[index];
-      await db('meetings').where({ id }).update({ summary: JSON.stringify(summary) });
+      await db('meetings').where({ id }).update(MEETING.write({ summary }));
       if (!item?.taskId) return;
       await db('meeting_action_items')
         .insert({ meeting_id: id, position: index, task_id: item.taskId, text: item.text, owner: item.owner, due: item.due })

@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
 import { type NotificationFilter, type NotificationRecord, type Repos } from '@tt/domain';
+import { columnMap } from '../columns.js';
 import { newId, numOrNull, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
 
-const notification = (r: Row): NotificationRecord => ({
-  id: r.id, workspaceId: r.workspace_id, userId: r.user_id, kind: r.kind, taskId: r.task_id, commentId: r.comment_id ?? null,
-  actorId: r.actor_id, eventKey: r.event_key, createdAt: Number(r.created_at), readAt: numOrNull(r.read_at),
+const NOTIFICATION = columnMap<NotificationRecord>('notifications', {
+  id: 'id', workspaceId: 'workspace_id', userId: 'user_id', kind: 'kind', taskId: 'task_id', commentId: { column: 'comment_id', read: (v) => v ?? null },
+  actorId: 'actor_id', eventKey: 'event_key', createdAt: { column: 'created_at', read: Number }, readAt: { column: 'read_at', read: numOrNull },
 });
 
 /** The user's notifications matching the filter; with `visibleTo`, only those about tasks the reading key can see. */
@@ -34,12 +35,7 @@ export function notificationRepo(db: Knex): Repos['notifications'] {
     async insertMany(rows) {
       if (!rows.length) return 0;
       const inserted = await db('notifications')
-        .insert(
-          rows.map((n) => ({
-            id: newId('ntf'), workspace_id: n.workspaceId, user_id: n.userId, kind: n.kind, task_id: n.taskId, comment_id: n.commentId,
-            actor_id: n.actorId, event_key: n.eventKey, created_at: n.createdAt, read_at: null,
-          })),
-        )
+        .insert(rows.map((n) => NOTIFICATION.write({ ...n, id: newId('ntf'), readAt: null })))
         .onConflict(['user_id', 'event_key'])
         .ignore()
         .returning('id');
@@ -47,14 +43,14 @@ export function notificationRepo(db: Knex): Repos['notifications'] {
     },
     list(f, page) {
       return pageNewestFirst<Row, NotificationRecord>(
-        inbox(db, f), { column: 'notifications.created_at', id: 'notifications.id', value: 'epoch' }, page, notification, (q) => q.select('notifications.*'),
+        inbox(db, f), { column: 'notifications.created_at', id: 'notifications.id', value: 'epoch' }, page, NOTIFICATION.read, (q) => q.select(NOTIFICATION.select()),
       );
     },
     async markRead(f, ids, at) {
       if (ids !== 'all' && !ids.length) return 0;
       const q = inbox(db, { ...f, unread: true });
       if (ids !== 'all') q.whereIn('notifications.id', ids);
-      return Number(await q.update({ read_at: at }));
+      return Number(await q.update(NOTIFICATION.write({ readAt: at })));
     },
   };
 }

@@ -1,17 +1,26 @@
 import type { Knex } from 'knex';
 import type { BoardRecord, ProjectRecord, Repos, StatusRecord } from '@tt/domain';
+import { columnMap } from '../columns.js';
 import { newId, num, pageById } from '../util.js';
 import { uniqueAsRejected } from './company.js';
 
 type Row = Record<string, any>;
 
-const project = (r: Row): ProjectRecord => ({
-  id: r.id, workspaceId: r.workspace_id, key: r.key, name: r.name, description: r.description, createdAt: Number(r.created_at),
-  version: Number(r.version),
-});
-const status = (r: Row): StatusRecord => ({ id: r.id, boardId: r.board_id, name: r.name, category: r.category, position: r.position });
+const orNull = (v: unknown) => v ?? null;
 
-/** A board's columns as one column of its own row (see STATUS_LIST), so a board with its columns is one query. */
+const PROJECT = columnMap<ProjectRecord>('projects', {
+  id: 'id', workspaceId: 'workspace_id', key: 'key', name: 'name', description: 'description', createdAt: { column: 'created_at', read: Number },
+  version: { column: 'version', read: Number },
+});
+/** The boards table; a board's statuses are rows of their own (see withStatuses). */
+const BOARD = columnMap<Omit<BoardRecord, 'statuses'>>('boards', {
+  id: 'id', workspaceId: 'workspace_id', projectId: 'project_id', name: 'name', description: 'description',
+  memberIds: { column: 'member_ids', read: orNull },
+});
+const STATUS = columnMap<StatusRecord>('statuses', { id: 'id', boardId: 'board_id', name: 'name', category: 'category', position: 'position' });
+const project = PROJECT.read;
+
+/** A board's columns as one column of its own row, keyed as STATUS's columns, so a board with its columns is one query. */
 const STATUS_LIST = `coalesce((select json_agg(json_build_object('id', s.id, 'board_id', s.board_id, 'name', s.name, 'category', s.category,
   'position', s.position) order by s.position) from statuses s where s.board_id = boards.id), '[]') as status_list`;
 
@@ -26,13 +35,10 @@ async function withStatuses(db: Knex, rows: Row[]): Promise<BoardRecord[]> {
   const byBoard = new Map<string, StatusRecord[]>();
   for (const s of statuses) {
     const list = byBoard.get(s.board_id) ?? [];
-    list.push(status(s));
+    list.push(STATUS.read(s));
     byBoard.set(s.board_id, list);
   }
-  return rows.map((r) => ({
-    id: r.id, workspaceId: r.workspace_id, projectId: r.project_id, name: r.name, description: r.description,
-    memberIds: r.member_ids ?? null, statuses: byBoard.get(r.id) ?? [],
-  }));
+  return rows.map((r) => ({ ...BOARD.read(r), statuses: byBoard.get(r.id) ?? [] }));
 }
 
 const visibleTo = (q: Knex.QueryBuilder, userId: string) =>
@@ -43,7 +49,7 @@ export function projectRepo(db: Knex): Repos['projects'] {
     async create(input) {
       try {
         const [row] = await db('projects')
-          .insert({ id: newId('prj'), workspace_id: input.workspaceId, key: input.key, name: input.name, description: input.description, created_at: input.createdAt })
+          .insert(PROJECT.write({ ...input, id: newId('prj') }))
           .returning('*');
         return project(row);
       } catch (e) {
@@ -68,9 +74,7 @@ export function projectRepo(db: Knex): Repos['projects'] {
       return pageById<Row, ProjectRecord>(base, 'projects.id', page, project);
     },
     async update(id, patch) {
-      const data: Row = {};
-      if (patch.name !== undefined) data.name = patch.name;
-      if (patch.description !== undefined) data.description = patch.description;
+      const data = PROJECT.write(patch);
       // A change moves the version (the ETag) in the same statement; an empty patch changes nothing.
       const [row] = Object.keys(data).length
         ? await db('projects').where({ id }).update({ ...data, version: db.raw('version + 1') }).returning('*')
@@ -93,10 +97,10 @@ export function boardRepo(db: Knex): Repos['boards'] {
     async create(input, statuses) {
       const id = newId('brd');
       const [row] = await db('boards')
-        .insert({ id, workspace_id: input.workspaceId, project_id: input.projectId, name: input.name, description: input.description, member_ids: input.memberIds })
+        .insert(BOARD.write({ ...input, id }))
         .returning('*');
       if (statuses.length) {
-        await db('statuses').insert(statuses.map((s, i) => ({ id: newId('col'), board_id: id, name: s.name, category: s.category, position: i })));
+        await db('statuses').insert(statuses.map((s, i) => STATUS.write({ id: newId('col'), boardId: id, name: s.name, category: s.category, position: i })));
       }
       return (await withStatuses(db, [row]))[0]!;
     },
@@ -125,14 +129,14 @@ export function boardRepo(db: Knex): Repos['boards'] {
     async addStatus(boardId, s) {
       const row = await db('statuses').where({ board_id: boardId }).max({ p: 'position' }).first();
       const position = row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
-      await db('statuses').insert({ id: newId('col'), board_id: boardId, name: s.name, category: s.category, position });
+      await db('statuses').insert(STATUS.write({ id: newId('col'), boardId, name: s.name, category: s.category, position }));
     },
     async setMembers(boardId, memberIds) {
-      await db('boards').where({ id: boardId }).update({ member_ids: memberIds });
+      await db('boards').where({ id: boardId }).update(BOARD.write({ memberIds }));
     },
     async status(workspaceId, statusId) {
       const row = await db('statuses').join('boards', 'boards.id', 'statuses.board_id').where({ 'statuses.id': statusId, 'boards.workspace_id': workspaceId }).first('statuses.*');
-      return row ? status(row) : undefined;
+      return row ? STATUS.read(row) : undefined;
     },
   };
 }

@@ -1,13 +1,16 @@
 import type { Knex } from 'knex';
 import { type Repos, type TimeFilter, type TimeLogRecord } from '@tt/domain';
+import { columnMap } from '../columns.js';
 import { dayOrNull, newId, num, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
 
-const timeLog = (r: Row): TimeLogRecord => ({
-  id: r.id, workspaceId: r.workspace_id, taskId: r.task_id, taskKey: r.task_key, projectId: r.project_id, userId: r.user_id,
-  seconds: Number(r.seconds), date: dayOrNull(r.date)!, note: r.note, createdAt: Number(r.created_at),
+/** The time_logs table; the task's key comes from the joined task. */
+const TIME_LOG = columnMap<TimeLogRecord>('time_logs', {
+  id: 'id', workspaceId: 'workspace_id', taskId: 'task_id', taskKey: { column: 'task_key', readOnly: true }, projectId: 'project_id', userId: 'user_id',
+  seconds: { column: 'seconds', read: Number }, date: { column: 'date', read: dayOrNull }, note: 'note', createdAt: { column: 'created_at', read: Number },
 });
+const TIME_LOG_SELECT = [...TIME_LOG.select(), 'tasks.key as task_key'];
 
 /**
  * Time logs the filter may read: its workspace and period, visible projects, and not of a task on a board closed to
@@ -38,18 +41,15 @@ export function timeLogRepo(db: Knex): Repos['timeLogs'] {
   return {
     async insert(input) {
       const id = newId('time');
-      await db('time_logs').insert({
-        id, workspace_id: input.workspaceId, task_id: input.taskId, project_id: input.projectId, user_id: input.userId,
-        seconds: input.seconds, date: input.date, note: input.note, created_at: input.createdAt,
-      });
+      await db('time_logs').insert(TIME_LOG.write({ ...input, id }));
       // The task keeps the sum of its logs, so lists show timeSpentSeconds without aggregating.
       await db('tasks').where({ id: input.taskId }).increment('time_spent_seconds', input.seconds);
-      const row = await db('time_logs').join('tasks', 'tasks.id', 'time_logs.task_id').where('time_logs.id', id).first('time_logs.*', 'tasks.key as task_key');
-      return timeLog(row);
+      const row = await db('time_logs').join('tasks', 'tasks.id', 'time_logs.task_id').where('time_logs.id', id).first(TIME_LOG_SELECT);
+      return TIME_LOG.read(row);
     },
     list(f, page) {
-      return pageNewestFirst<Row, TimeLogRecord>(visible(db, f), { column: 'time_logs.date', id: 'time_logs.id', value: 'day' }, page, timeLog, (q) =>
-        q.join('tasks', 'tasks.id', 'time_logs.task_id').select('time_logs.*', 'tasks.key as task_key'),
+      return pageNewestFirst<Row, TimeLogRecord>(visible(db, f), { column: 'time_logs.date', id: 'time_logs.id', value: 'day' }, page, TIME_LOG.read, (q) =>
+        q.join('tasks', 'tasks.id', 'time_logs.task_id').select(TIME_LOG_SELECT),
       );
     },
     async report(f, groupBy) {
