@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import type { Knex } from 'knex';
-import { invalid, type PageRequest, type PageResult } from '@tt/domain';
+import type { PageRequest, PageResult } from '@tt/domain';
+import { parsePosition, position } from './position.js';
 
 /** Time-ordered opaque id with a type prefix: creation order is id order. */
 export const newId = (prefix: string): string => `${prefix}_${ulid().toLowerCase()}`;
@@ -59,12 +60,8 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
 ): Promise<PageResult<T>> {
   const rowsQ = select(base.clone());
   if (page.after !== undefined) {
-    const cut = page.after.lastIndexOf('|');
-    const value = page.after.slice(0, cut);
-    const id = page.after.slice(cut + 1);
     // A real calendar day (a forged 2026-02-30 would fail the ::date cast as a 500) or a whole epoch-ms number.
-    const ok = key.value === 'day' ? isCalendarDay(value) : /^\d{1,16}$/.test(value);
-    if (cut < 1 || !id || !ok) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
+    const [value, id] = parsePosition(page.after, 2, ([v]) => (key.value === 'day' ? isCalendarDay(v) : /^\d{1,16}$/.test(v)));
     const cast = key.value === 'day' ? '?::date' : '?::bigint';
     rowsQ.whereRaw(`(??, ??) < (${cast}, ?)`, [key.column, key.id, key.value === 'day' ? value : Number(value), id]);
   }
@@ -79,7 +76,7 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
     const v = r[key.column.split('.').pop()!];
     return key.value === 'day' ? dayOrNull(v) : Number(v);
   };
-  return { rows: kept.map(map), next: more && last ? `${valueOf(last)}|${String(last[key.id.split('.').pop()!])}` : null, total: num(countRow?.n) };
+  return { rows: kept.map(map), next: more && last ? position(valueOf(last), String(last[key.id.split('.').pop()!])) : null, total: num(countRow?.n) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { invalid, type PageRequest, type PageResult, type TaskFilter, type TaskRecord } from '@tt/domain';
+import type { PageRequest, PageResult, TaskFilter, TaskRecord } from '@tt/domain';
+import { parsePosition, position } from '../position.js';
 import { num } from '../util.js';
 import { SUMMARY_SELECT, TASK } from './task-columns.js';
 import { extraFilters, hasExtraFilters, isKeyedOrder, keyedNext, keyedOrder, keyedOuterOrder } from './task-query.js';
@@ -107,11 +108,8 @@ export function taskListQueries(
   if (keyed) keyedOrder(db, rows, keyed, page.after);
   else if (f.orderBy === 'position') {
     if (page.after !== undefined) {
-      const [rank, id, index] = page.after.split('|');
+      const [rank, id, index] = parsePosition(page.after, 3, ([r, , i]) => Number.isFinite(Number(r)) && Number.isInteger(Number(i)));
       offset = Number(index);
-      if (id === undefined || !Number.isFinite(Number(rank)) || !Number.isInteger(offset)) {
-        throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
-      }
       rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
     }
   } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
@@ -140,7 +138,7 @@ export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Pro
   if (f.orderBy === 'position') {
     return {
       rows: kept.map((r, i) => ({ ...TASK.read(r), position: q.offset + i })),
-      next: more && last ? `${Number(last.rank)}|${last.id}|${q.offset + kept.length}` : null,
+      next: more && last ? position(Number(last.rank), last.id, q.offset + kept.length) : null,
       total,
     };
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { invalid, type TaskFilter } from '@tt/domain';
+import type { TaskFilter } from '@tt/domain';
+import { parsePosition, position } from '../position.js';
 import { dayOrNull, isCalendarDay } from '../util.js';
 
 /**
@@ -44,10 +45,7 @@ export function keyedOrder(db: Knex, rows: Knex.QueryBuilder, order: keyof typeo
   const k = KEYED[order];
   rows.select(db.raw(`${k.expr} as sort_key`));
   if (after !== undefined) {
-    const cut = after.lastIndexOf('|');
-    const value = after.slice(0, cut);
-    const id = after.slice(cut + 1);
-    if (cut < 1 || !id || !k.valid(value)) throw invalid('cursor', 'malformed cursor; pass nextCursor from the previous page');
+    const [value, id] = parsePosition(after, 2, ([v]) => k.valid(v));
     rows.whereRaw(`(${k.expr}, tasks.id) ${k.desc ? '<' : '>'} (${k.cast}, ?)`, [value, id]);
   }
   const dir = k.desc ? 'desc' : 'asc';
@@ -66,5 +64,5 @@ export const hasExtraFilters = (f: TaskFilter): boolean => Boolean(f.statusIds?.
 /** The position after a row of a keyed order: "<sort key>|<id>" (dates come back as Date from pg). */
 export function keyedNext(order: keyof typeof KEYED, row: Record<string, unknown>): string {
   const v = order === 'dueDate' ? dayOrNull(row.sort_key) : String(Number(row.sort_key));
-  return `${v}|${String(row.id)}`;
+  return position(v, String(row.id));
 }
