@@ -71,6 +71,28 @@ describe('database round trips per request', () => {
     expect(byLogin.length).toBeLessThanOrEqual(4);
   });
 
+  it('POST /tasks takes the project counter last, so its lock lasts one statement and the commit; the answer needs no read back', async () => {
+    const first = (await h.call(ws.token, 'POST', '/tasks', { title: 'first', projectId: project.id })).body.data;
+    await h.runtime.jobs.drain();
+    let res: any;
+    const sql = await queriesOf(h.runtime.db, async () => {
+      res = await h.call(ws.token, 'POST', '/tasks', { title: 'second', boardId: first.boardId, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
+    });
+    expect(res.status).toBe(201);
+    // After the commit the in-process worker may already relay and run the new task's jobs: those are not the request's.
+    const seq = sql.findIndex((q) => /update projects set task_seq/.test(q));
+    expect(seq, sql.join('\n')).toBeGreaterThan(0);
+    expect(sql[seq + 1]?.trim(), sql.join('\n')).toMatch(/^commit\b/i);
+    // The key, the checks (board, project, assignees, labels, webhooks) and the insert: no read back afterwards.
+    expect(sql.slice(0, seq + 1).filter((q) => !/^begin\b/i.test(q.trim())), sql.join('\n')).toHaveLength(7);
+    // What POST answered is the full form GET gives, position included.
+    const got = await h.call(ws.token, 'GET', `/tasks/${res.body.data.key}`);
+    expect(res.body.data).toEqual(got.body.data);
+    expect(res.body.data.position).toBe(first.position + 1);
+    expect(res.headers.get('etag')).toMatch(/^"/);
+    expect(res.headers.get('etag')).toBe(got.headers.get('etag'));
+  });
+
   it('a revoked key fails on the next request: nothing serves it from a cache', async () => {
     const user = await ws.user();
     const key = await ws.key(user.id);

@@ -37,8 +37,6 @@ export interface ProjectRepos {
     list(workspaceId: string, onlyIds: string[] | null, page: PageRequest): Promise<PageResult<ProjectRecord>>;
     update(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'description'>>): Promise<ProjectRecord | undefined>;
     count(workspaceId: string): Promise<number>;
-    /** Takes the next task number of the project; serialized per project by a row lock. */
-    nextTaskNumber(id: string): Promise<number>;
   };
   boards: {
     create(input: Omit<BoardRecord, 'id' | 'statuses'>, statuses: Array<{ name: string; category: Category }>): Promise<BoardRecord>;

@@ -99,7 +99,7 @@ export interface TaskFilter {
 }
 /** created: oldest first; position: column order; priority: highest first; dueDate: soonest first, none last; updated: latest first. */
 export type TaskOrder = 'created' | 'position' | 'priority' | 'dueDate' | 'updated';
-export type TaskInsert = Omit<TaskRecord, 'id' | 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
+export type TaskInsert = Omit<TaskRecord, 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
 export type TaskPatch = Partial<
   Pick<
     TaskRecord,
@@ -111,7 +111,12 @@ export type TaskPatch = Partial<
 /** Repositories of tasks. */
 export interface TaskRepos {
   tasks: {
-    insert(task: TaskInsert, number: number, key: string, rank: number): Promise<TaskRecord>;
+    /**
+     * Inserts a task at the bottom of its column, numbered with its project's next number (key `<projectKey>-<n>`),
+     * in one statement; with its position in the column. Call it last in the transaction: it locks the project's
+     * counter until the commit.
+     */
+    append(task: TaskInsert, projectKey: string): Promise<{ task: TaskRecord; position: number }>;
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;
     /** A task by id or key with its board's members, in one query. */

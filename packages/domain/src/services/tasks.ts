@@ -8,7 +8,7 @@ import type { BoardRecord, ChecklistRecord, OutboxJob, ProjectRecord, Repos, Sta
 import { presentTask, presentTaskSummary } from '../presenters.js';
 import { assigneeFilter, filterUserId } from './people.js';
 import { richText } from '../rules/text.js';
-import { RANK_STEP, rankBetween } from '../rules/rank.js';
+import { rankBetween } from '../rules/rank.js';
 import { checkVersion, withoutVersion, type Versioned, type WriteOptions } from '../versions.js';
 import type { Page } from '../schemas/common.js';
 import type { CreateTaskInput, ListTasksQuery, MoveTaskInput, Task, TaskSummary, UpdateTaskInput } from '../schemas/task.js';
@@ -118,11 +118,7 @@ async function full(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspac
 /** Creates a task and queues its notifications and automations with the same commit; with the new task's version. */
 export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
-  const result = await deps.store.transaction(async (repos) => {
-    const data = await createTaskIn(actor, input, repos, deps);
-    // The row is this transaction's own until it commits, so the version read here is the one of `data`.
-    return { data, version: (await repos.versions.lock('task', data.id)) ?? 1 };
-  });
+  const result = await deps.store.transaction((repos) => appendTask(actor, input, repos, deps));
   deps.jobs.notify();
   return result;
 }
@@ -149,6 +145,15 @@ async function placeOf(actor: Actor, input: CreateTaskInput, repos: Repos): Prom
 
 /** Creates a task inside the caller's transaction, so a task made from a meeting agreement commits with the agreement. */
 export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
+  return (await appendTask(actor, input, repos, deps)).data;
+}
+
+/**
+ * Checks, then writes in an order that keeps the project's number counter locked for as short as possible: the
+ * outbox jobs and the webhook lookup first (the task's id is chosen here), the task itself last. A new task has no
+ * subtasks, attachments, time logs or linked pages, so its full form needs no read back.
+ */
+async function appendTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
   const { board, project } = await placeOf(actor, input, repos);
   const status = await columnOf(actor, board, input.statusId, repos);
@@ -163,35 +168,30 @@ export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: 
   const parentId = input.parentId !== undefined ? await checkParent(actor, input.parentId, project.id, null, repos) : null;
   const text = richText(input.description, input.descriptionText) ?? { html: '', text: '' };
   const now = deps.now();
+  const id = deps.newId('task');
 
-  const number = await repos.projects.nextTaskNumber(project.id);
-  const { before } = await repos.tasks.rankAt(status.id, Number.MAX_SAFE_INTEGER, null);
-  const task = await repos.tasks.insert(
+  const jobs: OutboxJob[] = [
+    job('automations.task_created', { workspaceId: actor.workspace.id, taskId: id, boardId: board.id, statusId: status.id, actorId: actor.user.id }),
+  ];
+  const notify = assigneeIds.filter((u) => u !== actor.user.id);
+  if (notify.length) jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: id, actorId: actor.user.id, userIds: notify }));
+  await repos.outbox.add(jobs);
+  const subscriptions = await repos.webhooks.matching(actor.workspace.id, 'task.created', project.id);
+  if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
+
+  const { task, position } = await repos.tasks.append(
     {
-      workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
+      id, workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
       title: input.title, type: input.type ?? 'task', priority: input.priority ?? 'medium',
       assigneeId, assigneeIds, reporterId: actor.user.id, labels, dueDate: input.dueDate ?? null, parentId,
       timeEstimateSeconds: input.timeEstimateSeconds ?? 0, descriptionHtml: text.html, descriptionText: text.text,
       checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
       doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
     },
-    number,
-    `${project.key}-${number}`,
-    before === null ? 0 : before + RANK_STEP,
+    project.key,
   );
-  const jobs: OutboxJob[] = [
-    job('automations.task_created', {
-      workspaceId: actor.workspace.id, taskId: task.id, boardId: board.id, statusId: status.id, actorId: actor.user.id,
-    }),
-  ];
-  const notify = assigneeIds.filter((id) => id !== actor.user.id);
-  if (notify.length) {
-    jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: notify }));
-  }
-  await repos.outbox.add(jobs);
-  await taskEvent(repos, deps, 'task.created', actor.user.id, task);
-  if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
-  return full(actor, task, repos);
+  await taskEvent(repos, deps, 'task.created', actor.user.id, task, subscriptions);
+  return { data: presentTask(task, { subtaskIds: [], attachments: [], timeLogs: [], docIds: [], position }), version: task.version };
 }
 
 export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): Promise<Versioned<Task>> {

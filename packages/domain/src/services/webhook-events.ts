@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { job } from '../jobs.js';
 import type { Repos, TaskRecord } from '../ports.js';
+import type { WebhookRecord } from '../webhook-ports.js';
 import { presentTaskSummary } from '../presenters.js';
 import { taskChanges } from '../rules/webhooks.js';
 import type { WebhookEventType } from '../schemas/webhook.js';
@@ -8,15 +9,17 @@ import type { WebhookEventType } from '../schemas/webhook.js';
 /**
  * Records a webhook event in the transaction of the change that caused it: one event row, a delivery per active
  * subscription that takes it, and a `webhooks.deliver` job per delivery in the outbox. A rollback leaves nothing; a
- * commit keeps all of it even while the queue is down. A workspace without subscriptions pays one indexed lookup.
+ * commit keeps all of it even while the queue is down. A workspace without subscriptions pays one indexed lookup;
+ * a caller that looked the subscriptions up earlier in the transaction passes them.
  * The caller wakes the relay after the commit (deps.jobs.notify()).
  */
 export async function recordEvent(
   repos: Repos,
   deps: Pick<Deps, 'newId' | 'now'>,
   e: { workspaceId: string; projectId: string | null; type: WebhookEventType; data: Record<string, unknown> },
+  known?: WebhookRecord[],
 ): Promise<number> {
-  const subscriptions = await repos.webhooks.matching(e.workspaceId, e.type, e.projectId);
+  const subscriptions = known ?? (await repos.webhooks.matching(e.workspaceId, e.type, e.projectId));
   if (!subscriptions.length) return 0;
   const id = deps.newId('evt');
   const createdAt = deps.now();
@@ -41,8 +44,10 @@ export function webhookTask(t: TaskRecord): Record<string, unknown> {
 export const taskRefOf = (t: TaskRecord) => ({ id: t.id, key: t.key, projectId: t.projectId, title: t.title });
 
 /** task.created, task.archived, task.restored, task.deleted: the task as it is (or was, for deleted). */
-export function taskEvent(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, type: WebhookEventType, actorId: string | null, task: TaskRecord): Promise<number> {
-  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data: { actorId, task: webhookTask(task) } });
+export function taskEvent(
+  repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, type: WebhookEventType, actorId: string | null, task: TaskRecord, known?: WebhookRecord[],
+): Promise<number> {
+  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data: { actorId, task: webhookTask(task) } }, known);
 }
 
 const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, status: { name: t.statusName, category: t.statusCategory } });

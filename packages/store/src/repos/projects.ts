@@ -85,10 +85,6 @@ export function projectRepo(db: Knex): Repos['projects'] {
       const row = await db('projects').where({ workspace_id: workspaceId }).count({ n: '*' }).first();
       return num(row?.n);
     },
-    async nextTaskNumber(id) {
-      const [row] = await db('projects').where({ id }).increment('task_seq', 1).returning('task_seq');
-      return Number(row.task_seq);
-    },
   };
 }
 

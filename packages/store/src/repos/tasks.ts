@@ -14,14 +14,25 @@ function selectTasks(db: Knex): Knex.QueryBuilder {
 
 export function taskRepo(db: Knex): Repos['tasks'] {
   return {
-    async insert(t, number, key, rank) {
-      // Inserted and read back with its column's name in one statement.
+    async append(t, projectKey) {
+      // One statement, and the last of its transaction's writes: the project's row lock (the key's number) is held
+      // only from here to the commit. The new task goes below the column's last; `position` is the count above it.
+      const values = TASK.write(t);
+      const columns = Object.keys(values);
       const res = await db.raw(
-        `with ins as (?) select ins.*, statuses.name as status_name, statuses.category as status_category
-         from ins join statuses on statuses.id = ins.status_id`,
-        [db('tasks').insert(TASK.write({ ...t, id: newId('task'), number, key, rank })).returning('*')],
+        `with seq as (update projects set task_seq = task_seq + 1 where id = ? returning task_seq),
+              col as (select count(*) as n, max(rank) as top from tasks where status_id = ? and archived_at is null),
+              ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
+                      values (${columns.map(() => '?').join(', ')}, (select task_seq from seq), ? || '-' || (select task_seq from seq),
+                              coalesce((select top from col) + ?, 0))
+                      returning *)
+         select ins.*, statuses.name as status_name, statuses.category as status_category, col.n as column_position
+         from ins join statuses on statuses.id = ins.status_id cross join col`,
+        [t.projectId, t.statusId, ...Object.values(values), projectKey, RANK_STEP] as Knex.RawBinding[],
       );
-      return TASK.read(res.rows[0]);
+      const row = res.rows[0];
+      if (!row) throw new Error(`project ${t.projectId} is gone`);
+      return { task: TASK.read(row), position: Number(row.column_position) };
     },
     async get(workspaceId, ref) {
       return (await viewTask(db, workspaceId, ref, null))?.task;
