@@ -49,6 +49,9 @@ function freePort() {
   });
 }
 
+/** Node options for the servers a benchmark starts, from BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof"). */
+export const nodeArgs = () => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Starts the built API (apps/api/dist/main.js) on the database, with the rate limit out of the way. */
 export async function startBuiltApi(dbName) {
   const main = join(ROOT, 'apps', 'api', 'dist', 'main.js');
@@ -60,7 +63,7 @@ export async function startBuiltApi(dbName) {
   };
   if (process.env.BENCH_REDIS_URL) env.REDIS_URL = process.env.BENCH_REDIS_URL;
   else delete env.REDIS_URL;
-  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(), main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {

@@ -7,7 +7,8 @@
 //   pnpm run build && pnpm run bench:writes            # both
 //   BENCH_MODE=server pnpm run bench:writes            # or embedded
 // Env: BENCH_DURATION (server: seconds, 20), BENCH_CONNECTIONS (10), BENCH_CREATES (embedded: 100000),
-// BENCH_WINDOW (embedded: 10000), BENCH_DATABASE_URL, BENCH_REDIS_URL (redis://127.0.0.1:6379).
+// BENCH_WINDOW (embedded: 10000), BENCH_DATABASE_URL, BENCH_REDIS_URL (redis://127.0.0.1:6379), BENCH_NODE_ARGS (node
+// options for the servers, e.g. "--cpu-prof --cpu-prof-dir=prof").
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ADMIN_TOKEN, ROOT, benchWorkspace, databaseUrl, freshDatabase, openDatabase, startBuiltApi } from './lib.mjs';
+import { ADMIN_TOKEN, ROOT, benchWorkspace, databaseUrl, freshDatabase, nodeArgs, openDatabase, startBuiltApi } from './lib.mjs';
 import { PROJECTS, seedLayout } from './seed.mjs';
 
 const MODE = process.env.BENCH_MODE ?? 'both';
@@ -60,7 +61,7 @@ async function server() {
   try {
     api = await startBuiltApi(DB);
     const env = { ...process.env, DATABASE_URL: databaseUrl(DB), REDIS_URL: process.env.BENCH_REDIS_URL, WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-    const child = spawn(process.execPath, [join(ROOT, 'apps', 'worker', 'dist', 'main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs(), join(ROOT, 'apps', 'worker', 'dist', 'main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     worker = { stop: async () => (child.kill('SIGTERM'), await exited) };
     const { userIds, token } = await benchWorkspace(api.base, 20);
@@ -107,7 +108,7 @@ async function embedded() {
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), MCP_PORT: String(mcpPort), HOST: '127.0.0.1', ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, [join(ROOT, 'apps', 'api', 'dist', 'embedded.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(), join(ROOT, 'apps', 'api', 'dist', 'embedded.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
   try {

@@ -65,15 +65,27 @@ describe('task creation', () => {
   });
 
   it('queues notification and automation jobs in the outbox with the commit, none on rollback', async () => {
-    const before = Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n);
+    const outbox = async () => Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n);
+    const newest = async (n: number) => (await h.runtime.db('outbox').orderBy('id', 'desc').limit(n)).map((r: any) => r);
     const u = await ws.user();
+    // A board without task_created rules: only the notification (an automation job would find nothing to run).
+    let before = await outbox();
     await create({ title: 'notify', assigneeIds: [u.id] });
-    const rows = await h.runtime.db('outbox').orderBy('id', 'desc').limit(2);
+    expect(await outbox()).toBe(before + 1);
+    const [notify] = await newest(1);
+    expect(notify).toMatchObject({ name: 'notify.assigned', payload: { userIds: [u.id] } });
+    // With a rule on the board, the automation job too (a board of its own, so the rule touches no other test).
+    const ruled = (await h.call(ws.token, 'POST', '/projects', { name: 'Ruled', key: 'RLD' })).body.data.boards[0];
+    expect((await h.op('POST', `/boards/${ruled.id}/automations`, { trigger: 'task_created', actions: [{ type: 'add_labels', labels: ['auto'] }] })).status).toBe(201);
+    before = await outbox();
+    const t = (await create({ title: 'ruled', boardId: ruled.id, assigneeIds: [u.id] })).body.data;
+    const rows = await newest(2);
+    expect(await outbox()).toBe(before + 2);
     expect(rows.map((r: any) => r.name).sort()).toEqual(['automations.task_created', 'notify.assigned']);
-    expect(rows.find((r: any) => r.name === 'notify.assigned').payload.userIds).toEqual([u.id]);
+    expect(rows.find((r: any) => r.name === 'automations.task_created').payload).toMatchObject({ taskId: t.id, boardId: ruled.id });
+    before = await outbox();
     await create({ title: 'fails', assigneeIds: [u.id], parentId: 'task_nope' });
-    const after = Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n);
-    expect(after).toBe(before + 2);
+    expect(await outbox()).toBe(before);
   });
 });
 

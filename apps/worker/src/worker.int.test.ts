@@ -48,17 +48,18 @@ describe.runIf(REDIS)('Redis down while tasks are created', () => {
       expect(c.status).toBe(201);
       commentIds.push(c.body.data.id);
     }
-    // Committed with the tasks: an automation job and an assignment job per task, a comment job per comment.
-    expect(await stack.runtime.deps.store.outbox.pending()).toBe(8 * 3);
+    // Committed with the tasks: an assignment job per task, a comment job per comment (the board has no automation
+    // rules, so no automation job).
+    expect(await stack.runtime.deps.store.outbox.pending()).toBe(8 * 2);
     expect(await delivered(stack, workspaceId)).toEqual([]);
-    expect((await stack.op('GET', '/jobs/stats')).body.data).toEqual({ queueReachable: false, outboxPending: 8 * 3 });
+    expect((await stack.op('GET', '/jobs/stats')).body.data).toEqual({ queueReachable: false, outboxPending: 8 * 2 });
     expect((await stack.op('GET', '/jobs/failed')).status).toBe(422);
 
     await redis.start();
     const expected = expectedFor(taskIds, commentIds);
     await waitFor(async () => expect(await delivered(stack, workspaceId)).toHaveLength(expected.length));
     expect(await delivered(stack, workspaceId)).toEqual(expected);
-    await waitFor(async () => expect((await stack.runtime.jobs.stats())).toMatchObject({ outboxPending: 0, waiting: 0, active: 0, failed: 0, completed: 8 * 3 }));
+    await waitFor(async () => expect((await stack.runtime.jobs.stats())).toMatchObject({ outboxPending: 0, waiting: 0, active: 0, failed: 0, completed: 8 * 2 }));
   });
 });
 
@@ -102,8 +103,8 @@ describe.runIf(REDIS && PG)('the worker process', () => {
       const c = await stack.call(bob.token, 'POST', `/tasks/${t.body.data.id}/comments`, { text: `@${dave.login} please check` });
       comments.push({ id: c.body.data.id, taskId: t.body.data.id });
     }
-    // All 90 jobs wait in Redis before any worker runs.
-    await waitFor(async () => expect(await stack.runtime.jobs.stats()).toMatchObject({ outboxPending: 0, waiting: 90 }));
+    // All 60 jobs (an assignment and a comment per task) wait in Redis before any worker runs.
+    await waitFor(async () => expect(await stack.runtime.jobs.stats()).toMatchObject({ outboxPending: 0, waiting: 60 }));
 
     const held = comments[20]!;
     const blocker = await blockDelivery(stack, { workspaceId, userId: dave.id, taskId: held.taskId, commentId: held.id, actorId: bob.id });
@@ -130,7 +131,7 @@ describe.runIf(REDIS && PG)('the worker process', () => {
     const expected = expectedFor(taskIds, comments.map((c) => c.id));
     await waitFor(async () => expect(await delivered(stack, workspaceId)).toHaveLength(expected.length));
     expect(await delivered(stack, workspaceId)).toEqual(expected);
-    await waitFor(async () => expect(await stack.runtime.jobs.stats()).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 90 }));
+    await waitFor(async () => expect(await stack.runtime.jobs.stats()).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 60 }));
     for (const w of [second, third]) expect(w.output()).toContain('"msg":"job done"');
 
     const ready = await fetch(`http://127.0.0.1:${second.port}/ready`).then((r) => r.json() as Promise<any>);
@@ -156,7 +157,7 @@ describe.runIf(REDIS && PG)('the worker process', () => {
     await blocker.rollback();
     expect(await worker.exited).toEqual({ code: 0, signal: null });
     expect(await delivered(stack, workspaceId)).toEqual([`alice comment comment:${c.body.data.id}`, `carol mention comment:${c.body.data.id}`, `dave mention comment:${c.body.data.id}`]);
-    expect(await stack.runtime.jobs.stats()).toMatchObject({ active: 0, waiting: 0, failed: 0, completed: 2 });
+    expect(await stack.runtime.jobs.stats()).toMatchObject({ active: 0, waiting: 0, failed: 0, completed: 1 });
   });
 });
 
@@ -165,8 +166,9 @@ describe.runIf(REDIS)('failed jobs', () => {
     const stack = await startStack({ redisUrl: REDIS!, consume: true });
     cleanups.push(() => dropQueue(REDIS!, stack.prefix));
     cleanups.push(() => stack.close());
-    const { alice, boardId } = await team(stack);
-    const t = await stack.call(alice.token, 'POST', '/tasks', { boardId, title: 'Fine' });
+    const { alice, bob, boardId } = await team(stack);
+    // Its assignment job runs and completes; the job added below fails.
+    const t = await stack.call(alice.token, 'POST', '/tasks', { boardId, title: 'Fine', assigneeIds: [bob.id] });
     // A payload that fails its schema can never succeed: it fails at once, without retries.
     await stack.runtime.jobs.queue.add([{ id: 'bad-1', name: 'notify.comment', payload: { taskId: t.body.data.id }, timestamp: Date.now() }]);
     await waitFor(async () => expect((await stack.op('GET', '/jobs/stats')).body.data).toMatchObject({ failed: 1, waiting: 0, active: 0, outboxPending: 0 }));

@@ -38,3 +38,21 @@ export function compiled<P extends unknown[]>(build: (db: Knex, ...params: P) =>
     return ((await query) as { rows: Row[] }).rows;
   };
 }
+
+const names = new Map<string, string>();
+/** Distinct statement texts named at most; past it a text runs unnamed, so no connection collects them without end. */
+const MAX_NAMED = 200;
+
+/**
+ * A raw statement whose text is fixed (its variable parts are bound values, lists as arrays) as a prepared statement
+ * on PostgreSQL, like `compiled`: for hot writes whose SQL is written out rather than built.
+ */
+export async function named(db: Knex, sql: string, values: readonly unknown[]): Promise<Row[]> {
+  const query = db.raw(sql, values as Knex.RawBinding[]);
+  if (!isPglite(db)) {
+    let name = names.get(sql);
+    if (!name && names.size < MAX_NAMED) names.set(sql, (name = `tt_${++statements}`));
+    if (name) query.options({ name });
+  }
+  return ((await query) as { rows: Row[] }).rows;
+}

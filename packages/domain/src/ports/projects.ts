@@ -41,6 +41,11 @@ export interface ProjectRepos {
   boards: {
     create(input: Omit<BoardRecord, 'id' | 'statuses'>, statuses: Array<{ name: string; category: Category }>): Promise<BoardRecord>;
     get(workspaceId: string | null, id: string): Promise<BoardRecord | undefined>;
+    /**
+     * Where a task created on a board goes, in one query: the board with its columns, its project, and whether the
+     * board has task_created automation rules at all (none: creating a task there needs no automation job).
+     */
+    placement(workspaceId: string, id: string): Promise<{ board: BoardRecord; project: ProjectRecord; createRules: boolean } | undefined>;
     list(
       workspaceId: string,
       filter: { projectId?: string | undefined; onlyProjectIds: string[] | null; userId: string },

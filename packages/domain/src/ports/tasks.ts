@@ -1,6 +1,7 @@
 import type { Category } from '../schemas/project.js';
 import type { Priority, TaskType } from '../schemas/task.js';
 import type { PageRequest, PageResult } from './paging.js';
+import type { OutboxJob } from './jobs.js';
 import type { TimeLogRecord } from './time.js';
 
 export interface ChecklistRecord {
@@ -113,10 +114,10 @@ export interface TaskRepos {
   tasks: {
     /**
      * Inserts a task at the bottom of its column, numbered with its project's next number (key `<projectKey>-<n>`),
-     * in one statement; with its position in the column. Call it last in the transaction: it locks the project's
-     * counter until the commit.
+     * with its labels made known in the workspace and its outbox jobs, in one statement; with its position in the
+     * column. Call it last in the transaction: it locks the project's counter until the commit.
      */
-    append(task: TaskInsert, projectKey: string): Promise<{ task: TaskRecord; position: number }>;
+    append(task: TaskInsert, projectKey: string, also: { labels: string[]; jobs: OutboxJob[] }): Promise<{ task: TaskRecord; position: number }>;
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;
     /** A task by id or key with its board's members, in one query. */

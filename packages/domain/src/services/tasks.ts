@@ -124,16 +124,18 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
 }
 export const createTask = withoutVersion(createTaskVersioned);
 
-/** Where a new task goes: `boardId`, else the first board of `projectId` open to the user; with its project. */
-async function placeOf(actor: Actor, input: CreateTaskInput, repos: Repos): Promise<{ board: BoardRecord; project: ProjectRecord }> {
+/**
+ * Where a new task goes: `boardId`, else the first board of `projectId` open to the user; with its project, and
+ * whether the board has task_created rules (undefined: not known, so the automation job is queued anyway).
+ */
+async function placeOf(actor: Actor, input: CreateTaskInput, repos: Repos): Promise<{ board: BoardRecord; project: ProjectRecord; createRules?: boolean }> {
   if (input.boardId !== undefined) {
-    const board = await boardFor(actor, input.boardId, repos, 'boardId');
-    if (input.projectId !== undefined && input.projectId !== board.projectId) {
-      throw invalid('projectId', `board ${board.id} is not in project ${input.projectId}`);
+    const place = await repos.boards.placement(actor.workspace.id, input.boardId);
+    if (!place || !canSeeBoard(actor, place.board)) throw missingRef('boardId', `board ${input.boardId}`);
+    if (input.projectId !== undefined && input.projectId !== place.board.projectId) {
+      throw invalid('projectId', `board ${place.board.id} is not in project ${input.projectId}`);
     }
-    const project = await repos.projects.get(actor.workspace.id, board.projectId);
-    if (!project) throw notFound('Project');
-    return { board, project };
+    return place;
   }
   if (input.projectId === undefined) throw invalid('boardId', 'required: send boardId or projectId');
   const project = await repos.projects.get(actor.workspace.id, input.projectId);
@@ -155,7 +157,7 @@ export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: 
  */
 async function appendTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
-  const { board, project } = await placeOf(actor, input, repos);
+  const { board, project, createRules } = await placeOf(actor, input, repos);
   const status = await columnOf(actor, board, input.statusId, repos);
 
   let assigneeIds = dedupe(input.assigneeIds ?? []);
@@ -164,18 +166,18 @@ async function appendTask(actor: Actor, input: CreateTaskInput, repos: Repos, de
   const assigneeId = input.assigneeId ?? assigneeIds[0] ?? null;
 
   const labels = dedupe(input.labels ?? []);
-  if (labels.length) await repos.labels.ensure(actor.workspace.id, labels);
   const parentId = input.parentId !== undefined ? await checkParent(actor, input.parentId, project.id, null, repos) : null;
   const text = richText(input.description, input.descriptionText) ?? { html: '', text: '' };
   const now = deps.now();
   const id = deps.newId('task');
 
-  const jobs: OutboxJob[] = [
-    job('automations.task_created', { workspaceId: actor.workspace.id, taskId: id, boardId: board.id, statusId: status.id, actorId: actor.user.id }),
-  ];
+  const jobs: OutboxJob[] = [];
+  // A board without task_created rules would only have the job look for them: it is left out.
+  if (createRules !== false) {
+    jobs.push(job('automations.task_created', { workspaceId: actor.workspace.id, taskId: id, boardId: board.id, statusId: status.id, actorId: actor.user.id }));
+  }
   const notify = assigneeIds.filter((u) => u !== actor.user.id);
   if (notify.length) jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: id, actorId: actor.user.id, userIds: notify }));
-  await repos.outbox.add(jobs);
   const subscriptions = await repos.webhooks.matching(actor.workspace.id, 'task.created', project.id);
   if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
 
@@ -189,6 +191,7 @@ async function appendTask(actor: Actor, input: CreateTaskInput, repos: Repos, de
       doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
     },
     project.key,
+    { labels, jobs },
   );
   await taskEvent(repos, deps, 'task.created', actor.user.id, task, subscriptions);
   return { data: presentTask(task, { subtaskIds: [], attachments: [], timeLogs: [], docIds: [], position }), version: task.version };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DomainError, type KeyRecord, type Repos, type TeamRecord, type UserRecord, type WorkspaceRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
-import { compiled } from '../compiled.js';
+import { compiled, named } from '../compiled.js';
 import { escapeLike, newId, numOrNull, pageById } from '../util.js';
 
 type Row = Record<string, any>;
@@ -77,7 +77,7 @@ export function userRepo(db: Knex): Repos['users'] {
     },
     async byIds(workspaceId, ids) {
       if (!ids.length) return [];
-      return (await sel().where({ workspace_id: workspaceId }).whereIn('id', ids)).map(user);
+      return (await usersByIds(db, workspaceId, ids)).map(user);
     },
     list(workspaceId, q, page) {
       const base = db('users').where({ workspace_id: workspaceId }).whereNull('deleted_at');
@@ -116,6 +116,13 @@ export function teamRepo(db: Knex): Repos['teams'] {
 }
 
 /** The key of a request with its user (and teams) and workspace: built once, then only bound (see compiled). */
+// Every create or update naming assignees checks them: one prepared text for any number of ids.
+/** Labels made known in a workspace: one prepared text whatever the number of names; binds the workspace and the names. */
+export const LABELS_INSERT = 'insert into labels (workspace_id, name) select ?, unnest(?::text[]) on conflict (workspace_id, name) do nothing';
+
+const usersByIds = compiled((db, workspaceId: string, ids: string[]) =>
+  db('users').select('users.*', db.raw(TEAM_IDS)).where({ workspace_id: workspaceId }).whereRaw('id = any(?)', [ids]));
+
 const keyStatement = compiled((db: Knex, tokenHash: string) =>
   db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
@@ -162,7 +169,7 @@ export function labelRepo(db: Knex): Repos['labels'] {
     },
     async ensure(workspaceId, names) {
       if (!names.length) return;
-      await db('labels').insert(names.map((name) => ({ workspace_id: workspaceId, name }))).onConflict(['workspace_id', 'name']).ignore();
+      await named(db, LABELS_INSERT, [workspaceId, names]);
     },
   };
 }

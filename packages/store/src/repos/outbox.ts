@@ -1,16 +1,21 @@
 import type { Knex } from 'knex';
-import type { Repos } from '@tt/domain';
+import type { OutboxJob, Repos } from '@tt/domain';
+import { named } from '../compiled.js';
 import { num } from '../util.js';
 
 type Row = Record<string, any>;
+
+/** Jobs into the outbox, one prepared text for any number of them (rows from arrays, in order); bound by outboxValues. */
+export const OUTBOX_INSERT =
+  'insert into outbox (name, payload, created_at) select n, p::jsonb, ? from unnest(?::text[], ?::text[]) with ordinality as j(n, p, i) order by i';
+export const outboxValues = (jobs: OutboxJob[]): unknown[] => [Date.now(), jobs.map((j) => j.name), jobs.map((j) => JSON.stringify(j.payload))];
 
 /** The transactional outbox: jobs commit with the change that caused them; a relay moves them to the queue. */
 export function outboxRepo(db: Knex): Repos['outbox'] {
   return {
     async add(jobs) {
       if (!jobs.length) return;
-      const now = Date.now();
-      await db('outbox').insert(jobs.map((j) => ({ name: j.name, payload: JSON.stringify(j.payload), created_at: now })));
+      await named(db, OUTBOX_INSERT, outboxValues(jobs));
     },
     async claim(limit, holder) {
       // Several relays (api, mcp, worker processes) may run at once: each takes rows no other holds. The partial

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { BoardRecord, ProjectRecord, Repos, StatusRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
+import { compiled } from '../compiled.js';
 import { newId, num, pageById } from '../util.js';
 import { uniqueAsRejected } from './company.js';
 
@@ -44,6 +45,20 @@ async function withStatuses(db: Knex, rows: Row[]): Promise<BoardRecord[]> {
 const visibleTo = (q: Knex.QueryBuilder, userId: string) =>
   q.where((w) => w.whereNull('boards.member_ids').orWhereRaw('? = any(boards.member_ids)', [userId]));
 
+
+// Read on every task create and move: compiled (and prepared on PostgreSQL).
+const projectById = compiled((db, workspaceId: string, id: string) => db('projects').where({ workspace_id: workspaceId, id }).first());
+const boardById = compiled((db, id: string) => db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id }).first());
+const placementOf = compiled((db, workspaceId: string, id: string) =>
+  db('boards')
+    .join('projects', 'projects.id', 'boards.project_id')
+    .select('boards.*', db.raw(STATUS_LIST), ...PROJECT.selectAs('p_'))
+    .select(db.raw(`exists (select 1 from automations a where a.board_id = boards.id and a."trigger" = 'task_created') as create_rules`))
+    .where({ 'boards.id': id, 'boards.workspace_id': workspaceId })
+    .first());
+const boardInWorkspace = compiled((db, workspaceId: string, id: string) =>
+  db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id, workspace_id: workspaceId }).first());
+
 export function projectRepo(db: Knex): Repos['projects'] {
   return {
     async create(input) {
@@ -57,7 +72,7 @@ export function projectRepo(db: Knex): Repos['projects'] {
       }
     },
     async get(workspaceId, id) {
-      const row = await db('projects').where({ workspace_id: workspaceId, id }).first();
+      const [row] = await projectById(db, workspaceId, id);
       return row ? project(row) : undefined;
     },
     async byKey(workspaceId, key) {
@@ -101,10 +116,13 @@ export function boardRepo(db: Knex): Repos['boards'] {
       return (await withStatuses(db, [row]))[0]!;
     },
     async get(workspaceId, id) {
-      const q = db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id });
-      if (workspaceId !== null) q.where({ workspace_id: workspaceId });
-      const row = await q.first();
+      const [row] = workspaceId === null ? await boardById(db, id) : await boardInWorkspace(db, workspaceId, id);
       return row ? (await withStatuses(db, [row]))[0] : undefined;
+    },
+    async placement(workspaceId, id) {
+      const [row] = await placementOf(db, workspaceId, id);
+      if (!row) return undefined;
+      return { board: (await withStatuses(db, [row]))[0]!, project: PROJECT.readAs(row, 'p_'), createRules: row.create_rules };
     },
     async list(workspaceId, filter, page) {
       const base = visibleTo(db('boards').where({ workspace_id: workspaceId }), filter.userId);

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 import { RANK_STEP, type Repos } from '@tt/domain';
+import { named } from '../compiled.js';
+import { LABELS_INSERT } from './company.js';
+import { OUTBOX_INSERT, outboxValues } from './outbox.js';
 import { newId, pageById } from '../util.js';
 import { ATTACHMENT, COMMENT, TASK, TASK_SELECT, viewTask } from './task-columns.js';
 import { listTasks } from './task-list.js';
@@ -14,13 +17,17 @@ function selectTasks(db: Knex): Knex.QueryBuilder {
 
 export function taskRepo(db: Knex): Repos['tasks'] {
   return {
-    async append(t, projectKey) {
+    async append(t, projectKey, also) {
       // One statement, and the last of its transaction's writes: the project's row lock (the key's number) is held
-      // only from here to the commit. The new task goes below the column's last; `position` is the count above it.
+      // only from here to the commit. The labels and outbox jobs go in with it (one round trip, not three). The new
+      // task goes below the column's last; `position` is the count above it.
       const values = TASK.write(t);
       const columns = Object.keys(values);
-      const res = await db.raw(
-        `with seq as (update projects set task_seq = task_seq + 1 where id = ? returning task_seq),
+      const [row] = await named(
+        db,
+        `with labels_added as (${LABELS_INSERT}),
+              jobs_added as (${OUTBOX_INSERT}),
+              seq as (update projects set task_seq = task_seq + 1 where id = ? returning task_seq),
               col as (select count(*) as n, max(rank) as top from tasks where status_id = ? and archived_at is null),
               ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
                       values (${columns.map(() => '?').join(', ')}, (select task_seq from seq), ? || '-' || (select task_seq from seq),
@@ -28,9 +35,11 @@ export function taskRepo(db: Knex): Repos['tasks'] {
                       returning *)
          select ins.*, statuses.name as status_name, statuses.category as status_category, col.n as column_position
          from ins join statuses on statuses.id = ins.status_id cross join col`,
-        [t.projectId, t.statusId, ...Object.values(values), projectKey, RANK_STEP] as Knex.RawBinding[],
+        [
+          t.workspaceId, also.labels, ...outboxValues(also.jobs),
+          t.projectId, t.statusId, ...Object.values(values), projectKey, RANK_STEP,
+        ],
       );
-      const row = res.rows[0];
       if (!row) throw new Error(`project ${t.projectId} is gone`);
       return { task: TASK.read(row), position: Number(row.column_position) };
     },

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { WebhookDeliveryRecord, WebhookEventRecord, WebhookRecord, WebhookRepo } from '@tt/domain';
 import { columnMap } from '../columns.js';
+import { compiled } from '../compiled.js';
 import { newId, numOrNull, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
@@ -35,6 +36,14 @@ const webhook = WEBHOOK.read;
 const deliveriesWithType = (db: Knex) =>
   db('webhook_deliveries').join('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id');
 
+
+// Looked up by every change that may be an event (each task create, update, comment...): compiled and prepared.
+const subscribed = (db: Knex, workspaceId: string, type: string) =>
+  db('webhooks').where({ workspace_id: workspaceId, active: true }).whereRaw('events @> array[?]::text[]', [type]).orderBy('id');
+const matchingAnywhere = compiled((db, workspaceId: string, type: string) => subscribed(db, workspaceId, type).whereNull('project_ids'));
+const matchingInProject = compiled((db, workspaceId: string, type: string, projectId: string) =>
+  subscribed(db, workspaceId, type).where((w) => w.whereNull('project_ids').orWhereRaw('project_ids @> array[?]::text[]', [projectId])));
+
 export function webhookRepo(db: Knex): WebhookRepo {
   return {
     async create(w) {
@@ -57,10 +66,8 @@ export function webhookRepo(db: Knex): WebhookRepo {
       return (await db('webhooks').where({ id }).delete().returning('id')).length > 0;
     },
     async matching(workspaceId, type, projectId) {
-      const q = db('webhooks').where({ workspace_id: workspaceId, active: true }).whereRaw('events @> array[?]::text[]', [type]);
-      if (projectId === null) q.whereNull('project_ids');
-      else q.where((w) => w.whereNull('project_ids').orWhereRaw('project_ids @> array[?]::text[]', [projectId]));
-      return (await q.orderBy('id')).map(webhook);
+      const rows = projectId === null ? await matchingAnywhere(db, workspaceId, type) : await matchingInProject(db, workspaceId, type, projectId);
+      return rows.map(webhook);
     },
     async addEvent(e) {
       await db('webhook_events').insert(EVENT.write(e));
