@@ -7,6 +7,11 @@ export interface Actor {
   workspace: WorkspaceRecord;
   user: UserRecord;
   key: Pick<KeyRecord, 'id' | 'scopes' | 'projectIds'>;
+  /**
+   * False when the workspace had no active webhook subscription as the request was authenticated (read with the
+   * key): its writes then skip the lookup. Undefined when not known (look them up).
+   */
+  webhooks?: boolean;
 }
 
 export function hasScope(actor: Actor, scope: Scope): boolean {

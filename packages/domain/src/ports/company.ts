@@ -63,8 +63,11 @@ export interface CompanyRepos {
   keys: {
     create(input: Omit<KeyRecord, 'id' | 'revokedAt' | 'createdAt'> & { tokenHash: string }): Promise<KeyRecord>;
     byHash(tokenHash: string): Promise<KeyRecord | undefined>;
-    /** The key of a token hash with its user (and teams) and workspace, read together in one query. */
-    authenticate(tokenHash: string): Promise<{ key: KeyRecord; user: UserRecord; workspace: WorkspaceRecord } | undefined>;
+    /**
+     * The key of a token hash with its user (and teams) and workspace, read together in one query; `webhooks` says
+     * whether the workspace has an active webhook subscription, so a write of this request can skip looking for one.
+     */
+    authenticate(tokenHash: string): Promise<{ key: KeyRecord; user: UserRecord; workspace: WorkspaceRecord; webhooks: boolean } | undefined>;
     get(id: string): Promise<KeyRecord | undefined>;
     update(id: string, patch: { expiresAt: number | null }): Promise<KeyRecord | undefined>;
     revoke(id: string, at: number): Promise<boolean>;

@@ -42,7 +42,7 @@ export async function authenticate(req: AuthRequest, deps: Deps): Promise<Actor>
   // One round trip, never cached: a revoked key or a deleted user fails on the very next request in every process.
   const found = await deps.store.keys.authenticate(hashToken(token));
   if (!found || found.key.revokedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');
-  const { key, user, workspace } = found;
+  const { key, user, workspace, webhooks } = found;
   if (user.deletedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');
   if (key.expiresAt !== null && key.expiresAt <= deps.now()) throw new DomainError('key_expired', 'The API key has expired');
   if (key.allowedIps.length > 0 && !ipAllowed(req.ip, key.allowedIps)) {
@@ -56,5 +56,5 @@ export async function authenticate(req: AuthRequest, deps: Deps): Promise<Actor>
   if (!workspace.memberKeysEnabled && !user.isAdmin) {
     throw new DomainError('api_disabled', "An administrator has disabled members' API keys");
   }
-  return { workspace, user, key: { id: key.id, scopes: key.scopes, projectIds: key.projectIds } };
+  return { workspace, user, key: { id: key.id, scopes: key.scopes, projectIds: key.projectIds }, webhooks };
 }

@@ -4,7 +4,8 @@ import type { Deps } from '../deps.js';
 import { DomainError, invalid, missingRef, notFound, rejected } from '../errors.js';
 import { job } from '../jobs.js';
 import { taskChangeEvents, taskEvent } from './webhook-events.js';
-import type { BoardRecord, ChecklistRecord, OutboxJob, ProjectRecord, Repos, StatusRecord, TaskPatch, TaskRecord, TaskView } from '../ports.js';
+import type { BoardRecord, ChecklistRecord, OutboxJob, ProjectRecord, Repos, StatusRecord, TaskInsert, TaskPatch, TaskRecord, TaskView } from '../ports.js';
+import type { WebhookRecord } from '../webhook-ports.js';
 import { presentTask, presentTaskSummary } from '../presenters.js';
 import { assigneeFilter, filterUserId } from './people.js';
 import { richText } from '../rules/text.js';
@@ -118,7 +119,12 @@ async function full(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspac
 /** Creates a task and queues its notifications and automations with the same commit; with the new task's version. */
 export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, deps: Deps): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
-  const result = await deps.store.transaction((repos) => appendTask(actor, input, repos, deps));
+  // The checks read first, outside any transaction: under read committed each statement sees what is committed as it
+  // starts, inside a transaction or not, and nothing here locks. The common create is then one insert that commits
+  // alone; a parent's version or a webhook event make it a transaction.
+  const plan = await planTask(actor, input, deps.store, deps);
+  const alone = plan.parentId === null && plan.subscriptions.length === 0;
+  const result = alone ? await writeTask(actor, plan, deps.store, deps) : await deps.store.transaction((repos) => writeTask(actor, plan, repos, deps));
   deps.jobs.notify();
   return result;
 }
@@ -147,15 +153,21 @@ async function placeOf(actor: Actor, input: CreateTaskInput, repos: Repos): Prom
 
 /** Creates a task inside the caller's transaction, so a task made from a meeting agreement commits with the agreement. */
 export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
-  return (await appendTask(actor, input, repos, deps)).data;
+  return (await writeTask(actor, await planTask(actor, input, repos, deps), repos, deps)).data;
 }
 
-/**
- * Checks, then writes in an order that keeps the project's number counter locked for as short as possible: the
- * outbox jobs and the webhook lookup first (the task's id is chosen here), the task itself last. A new task has no
- * subtasks, attachments, time logs or linked pages, so its full form needs no read back.
- */
-async function appendTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
+/** A checked task create: the row to insert and what goes with it. */
+interface TaskPlan {
+  task: TaskInsert;
+  projectKey: string;
+  labels: string[];
+  jobs: OutboxJob[];
+  parentId: string | null;
+  subscriptions: WebhookRecord[];
+}
+
+/** Reads and checks everything a create needs, writing nothing; the task's id is chosen here. */
+async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<TaskPlan> {
   requireScope(actor, 'tasks:write');
   const { board, project, createRules } = await placeOf(actor, input, repos);
   const status = await columnOf(actor, board, input.statusId, repos);
@@ -178,22 +190,28 @@ async function appendTask(actor: Actor, input: CreateTaskInput, repos: Repos, de
   }
   const notify = assigneeIds.filter((u) => u !== actor.user.id);
   if (notify.length) jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: id, actorId: actor.user.id, userIds: notify }));
-  const subscriptions = await repos.webhooks.matching(actor.workspace.id, 'task.created', project.id);
-  if (parentId !== null) await repos.versions.bump('task', [parentId]); // its subtaskIds changed
+  // The request's key was read with whether the workspace has any subscription at all: mostly none, and no lookup.
+  const subscriptions = actor.webhooks === false ? [] : await repos.webhooks.matching(actor.workspace.id, 'task.created', project.id);
+  const task: TaskInsert = {
+    id, workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
+    title: input.title, type: input.type ?? 'task', priority: input.priority ?? 'medium',
+    assigneeId, assigneeIds, reporterId: actor.user.id, labels, dueDate: input.dueDate ?? null, parentId,
+    timeEstimateSeconds: input.timeEstimateSeconds ?? 0, descriptionHtml: text.html, descriptionText: text.text,
+    checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
+    doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
+  };
+  return { task, projectKey: project.key, labels, jobs, parentId, subscriptions };
+}
 
-  const { task, position } = await repos.tasks.append(
-    {
-      id, workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
-      title: input.title, type: input.type ?? 'task', priority: input.priority ?? 'medium',
-      assigneeId, assigneeIds, reporterId: actor.user.id, labels, dueDate: input.dueDate ?? null, parentId,
-      timeEstimateSeconds: input.timeEstimateSeconds ?? 0, descriptionHtml: text.html, descriptionText: text.text,
-      checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
-      doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
-    },
-    project.key,
-    { labels, jobs },
-  );
-  await taskEvent(repos, deps, 'task.created', actor.user.id, task, subscriptions);
+/**
+ * Writes a planned task: the parent's version first, then the task (with its labels and jobs) as the last write, so
+ * the project's number counter stays locked only until the commit. A new task has no subtasks, attachments, time
+ * logs or linked pages, so its full form needs no read back.
+ */
+async function writeTask(actor: Actor, plan: TaskPlan, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
+  if (plan.parentId !== null) await repos.versions.bump('task', [plan.parentId]); // its subtaskIds changed
+  const { task, position } = await repos.tasks.append(plan.task, plan.projectKey, { labels: plan.labels, jobs: plan.jobs });
+  await taskEvent(repos, deps, 'task.created', actor.user.id, task, plan.subscriptions);
   return { data: presentTask(task, { subtaskIds: [], attachments: [], timeLogs: [], docIds: [], position }), version: task.version };
 }
 

@@ -115,20 +115,23 @@ export function teamRepo(db: Knex): Repos['teams'] {
   };
 }
 
-/** The key of a request with its user (and teams) and workspace: built once, then only bound (see compiled). */
-// Every create or update naming assignees checks them: one prepared text for any number of ids.
 /** Labels made known in a workspace: one prepared text whatever the number of names; binds the workspace and the names. */
 export const LABELS_INSERT = 'insert into labels (workspace_id, name) select ?, unnest(?::text[]) on conflict (workspace_id, name) do nothing';
 
+// Every create or update naming assignees checks them: one prepared text for any number of ids.
 const usersByIds = compiled((db, workspaceId: string, ids: string[]) =>
   db('users').select('users.*', db.raw(TEAM_IDS)).where({ workspace_id: workspaceId }).whereRaw('id = any(?)', [ids]));
 
+/** The key of a request with its user (and teams) and workspace: built once, then only bound (see compiled). */
 const keyStatement = compiled((db: Knex, tokenHash: string) =>
   db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
     .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
     .where('api_keys.token_hash', tokenHash)
-    .first([...KEY.select(), ...USER.selectAs('u_'), db.raw(TEAM_IDS.replace(' as team_ids', ' as u_team_ids')), ...WORKSPACE.selectAs('w_')]),
+    .first([
+      ...KEY.select(), ...USER.selectAs('u_'), db.raw(TEAM_IDS.replace(' as team_ids', ' as u_team_ids')), ...WORKSPACE.selectAs('w_'),
+      db.raw('exists (select 1 from webhooks wh where wh.workspace_id = workspaces.id and wh.active) as w_webhooks'),
+    ]),
 );
 
 export function keyRepo(db: Knex): Repos['keys'] {
@@ -146,7 +149,7 @@ export function keyRepo(db: Knex): Repos['keys'] {
     async authenticate(tokenHash) {
       // Key, user (with teams) and workspace in one round trip; nothing cached, so a revoked key fails at once.
       const [row] = await keyStatement(db, tokenHash);
-      return row && { key: KEY.read(row), user: USER.readAs(row, 'u_'), workspace: WORKSPACE.readAs(row, 'w_') };
+      return row && { key: KEY.read(row), user: USER.readAs(row, 'u_'), workspace: WORKSPACE.readAs(row, 'w_'), webhooks: row.w_webhooks === true };
     },
     async get(id) {
       const row = await db('api_keys').where({ id }).first();
