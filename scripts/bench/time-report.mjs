@@ -29,6 +29,7 @@ async function seedTimeLogs(db, workspaceId, userIds) {
      from (select task_id, sum(seconds) as total from time_logs group by task_id) s where tasks.id = s.task_id`,
   );
   await db.raw('vacuum analyze');
+  await db.raw('checkpoint').catch(() => undefined);
   console.log(`seeded ${LOGS} time logs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -16,6 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { ADMIN_TOKEN, ROOT, benchWorkspace, databaseUrl, freshDatabase, nodeArgs, openDatabase, startBuiltApi } from './lib.mjs';
 import { PROJECTS, seedLayout } from './seed.mjs';
 
@@ -86,6 +87,17 @@ async function server() {
     await api?.stop();
     await db.destroy();
     await drop();
+    await dropQueue(process.env.BENCH_REDIS_URL, process.env.QUEUE_PREFIX);
+  }
+}
+
+/** Deletes the run's queue keys, so Redis does not keep growing from one run to the next. */
+async function dropQueue(url, prefix) {
+  const redis = new Redis(url);
+  try {
+    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
   }
 }
 

@@ -71,7 +71,7 @@ describe('database round trips per request', () => {
     expect(byLogin.length).toBeLessThanOrEqual(4);
   });
 
-  it('POST /tasks is four statements and no transaction; with a parent, the counter is taken last before the commit', async () => {
+  it('POST /tasks is three statements and no transaction; with a parent, the counter is taken last before the commit', async () => {
     const first = (await h.call(ws.token, 'POST', '/tasks', { title: 'first', projectId: project.id })).body.data;
     await h.runtime.jobs.drain();
     // Assigned to its author (no notification) on a board without rules (no automation job): no worker statements follow.
@@ -80,10 +80,10 @@ describe('database round trips per request', () => {
       res = await h.call(ws.token, 'POST', '/tasks', { title: 'second', boardId: first.boardId, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
     });
     expect(res.status).toBe(201);
-    // The key (with whether the workspace has webhooks), the board with its project and rules, the assignees, and the
-    // insert with its labels and outbox jobs, which commits on its own.
+    // The key (with whether the workspace has webhooks), the board with its project, its rules and the assignees, and
+    // the insert with its labels and outbox jobs, which commits on its own.
     const append = sql.findIndex((q) => /update projects set task_seq/.test(q));
-    expect(sql.slice(0, append + 1), sql.join('\n')).toHaveLength(4);
+    expect(sql.slice(0, append + 1), sql.join('\n')).toHaveLength(3);
     // After it, at most the in-process relay's claim of the new jobs (its outbox statement is left out above).
     expect(sql.slice(append + 1).every((q) => /^(begin|commit)\b/i.test(q.trim())), sql.join('\n')).toBe(true);
     // What POST answered is the full form GET gives, position included.

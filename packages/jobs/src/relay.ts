@@ -8,6 +8,11 @@ export interface RelayOptions {
   log: Log;
   /** Poll period: rows written while the queue was down go out once it is back. */
   pollMs?: number;
+  /**
+   * Commits that wake the relay while a pass runs are gathered this long before the next pass, so under load a pass
+   * carries many rows (each pass is a few round trips to the database and one to the queue) for a few ms of delay.
+   */
+  gatherMs?: number;
   batch?: number;
   /** A queue that does not answer within this is treated as down (the claimed rows are released). */
   addTimeoutMs?: number;
@@ -52,6 +57,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  */
 export function createOutboxRelay(o: RelayOptions): OutboxRelay {
   const pollMs = o.pollMs ?? 1000;
+  const gatherMs = o.gatherMs ?? 5;
   const batch = o.batch ?? 200;
   const addTimeoutMs = o.addTimeoutMs ?? 5000;
   let running = false;
@@ -110,7 +116,11 @@ export function createOutboxRelay(o: RelayOptions): OutboxRelay {
       }
       if (!running) break;
       const full = !o.queue.durable && o.queue.backlog() >= maxBacklog;
-      if (!full && (n >= batch || woken)) continue;
+      if (!full && n >= batch) continue;
+      if (!full && woken) {
+        await new Promise((resolve) => setTimeout(resolve, gatherMs).unref?.());
+        continue;
+      }
       await new Promise<void>((resolve) => {
         // A full in-process queue is looked at again soon: it drains on its own, without a commit to wake the relay.
         const timer = setTimeout(resolve, full ? Math.min(pollMs, 20) : pollMs);

@@ -42,10 +42,15 @@ export interface ProjectRepos {
     create(input: Omit<BoardRecord, 'id' | 'statuses'>, statuses: Array<{ name: string; category: Category }>): Promise<BoardRecord>;
     get(workspaceId: string | null, id: string): Promise<BoardRecord | undefined>;
     /**
-     * Where a task created on a board goes, in one query: the board with its columns, its project, and whether the
-     * board has task_created automation rules at all (none: creating a task there needs no automation job).
+     * Where a task created on a board goes, in one query: the board with its columns, its project, whether the board
+     * has task_created automation rules at all (none: creating a task there needs no automation job), and which of
+     * `userIds` are live people of the workspace (the assignees to check).
      */
-    placement(workspaceId: string, id: string): Promise<{ board: BoardRecord; project: ProjectRecord; createRules: boolean } | undefined>;
+    placement(
+      workspaceId: string,
+      id: string,
+      userIds: string[],
+    ): Promise<{ board: BoardRecord; project: ProjectRecord; createRules: boolean; liveUserIds: string[] } | undefined>;
     list(
       workspaceId: string,
       filter: { projectId?: string | undefined; onlyProjectIds: string[] | null; userId: string },

@@ -75,10 +75,10 @@ async function columnOf(actor: Actor, board: BoardRecord, statusId: string | und
   throw missingRef(field, `column ${statusId}`);
 }
 
-async function checkUsers(actor: Actor, ids: string[], field: string, repos: Repos): Promise<void> {
+/** 404 naming `field` unless every id is a live person of the workspace; `liveIds`: those already read with the board. */
+async function checkUsers(actor: Actor, ids: string[], field: string, repos: Repos, liveIds?: string[]): Promise<void> {
   if (!ids.length) return;
-  const found = await repos.users.byIds(actor.workspace.id, ids);
-  const live = new Set(found.filter((u) => u.deletedAt === null).map((u) => u.id));
+  const live = new Set(liveIds ?? (await repos.users.byIds(actor.workspace.id, ids)).filter((u) => u.deletedAt === null).map((u) => u.id));
   const missing = ids.filter((id) => !live.has(id));
   if (missing.length) throw missingRef(field, `user ${missing.join(', ')}`);
 }
@@ -131,12 +131,18 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
 export const createTask = withoutVersion(createTaskVersioned);
 
 /**
- * Where a new task goes: `boardId`, else the first board of `projectId` open to the user; with its project, and
- * whether the board has task_created rules (undefined: not known, so the automation job is queued anyway).
+ * Where a new task goes: `boardId`, else the first board of `projectId` open to the user; with its project, whether
+ * the board has task_created rules (undefined: not known, so the automation job is queued anyway) and, read along,
+ * which of `userIds` are live people (undefined: not read).
  */
-async function placeOf(actor: Actor, input: CreateTaskInput, repos: Repos): Promise<{ board: BoardRecord; project: ProjectRecord; createRules?: boolean }> {
+async function placeOf(
+  actor: Actor,
+  input: CreateTaskInput,
+  userIds: string[],
+  repos: Repos,
+): Promise<{ board: BoardRecord; project: ProjectRecord; createRules?: boolean; liveUserIds?: string[] }> {
   if (input.boardId !== undefined) {
-    const place = await repos.boards.placement(actor.workspace.id, input.boardId);
+    const place = await repos.boards.placement(actor.workspace.id, input.boardId, userIds);
     if (!place || !canSeeBoard(actor, place.board)) throw missingRef('boardId', `board ${input.boardId}`);
     if (input.projectId !== undefined && input.projectId !== place.board.projectId) {
       throw invalid('projectId', `board ${place.board.id} is not in project ${input.projectId}`);
@@ -169,12 +175,11 @@ interface TaskPlan {
 /** Reads and checks everything a create needs, writing nothing; the task's id is chosen here. */
 async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<TaskPlan> {
   requireScope(actor, 'tasks:write');
-  const { board, project, createRules } = await placeOf(actor, input, repos);
-  const status = await columnOf(actor, board, input.statusId, repos);
-
   let assigneeIds = dedupe(input.assigneeIds ?? []);
   if (input.assigneeId !== undefined && !assigneeIds.includes(input.assigneeId)) assigneeIds = [input.assigneeId, ...assigneeIds];
-  await checkUsers(actor, assigneeIds, 'assigneeIds', repos);
+  const { board, project, createRules, liveUserIds } = await placeOf(actor, input, assigneeIds, repos);
+  const status = await columnOf(actor, board, input.statusId, repos);
+  await checkUsers(actor, assigneeIds, 'assigneeIds', repos, liveUserIds);
   const assigneeId = input.assigneeId ?? assigneeIds[0] ?? null;
 
   const labels = dedupe(input.labels ?? []);

@@ -49,11 +49,15 @@ const visibleTo = (q: Knex.QueryBuilder, userId: string) =>
 // Read on every task create and move: compiled (and prepared on PostgreSQL).
 const projectById = compiled((db, workspaceId: string, id: string) => db('projects').where({ workspace_id: workspaceId, id }).first());
 const boardById = compiled((db, id: string) => db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id }).first());
-const placementOf = compiled((db, workspaceId: string, id: string) =>
+const placementOf = compiled((db, workspaceId: string, id: string, userIds: string[]) =>
   db('boards')
     .join('projects', 'projects.id', 'boards.project_id')
     .select('boards.*', db.raw(STATUS_LIST), ...PROJECT.selectAs('p_'))
     .select(db.raw(`exists (select 1 from automations a where a.board_id = boards.id and a."trigger" = 'task_created') as create_rules`))
+    .select(db.raw(
+      'array(select u.id from users u where u.workspace_id = boards.workspace_id and u.id = any(?) and u.deleted_at is null) as live_user_ids',
+      [userIds],
+    ))
     .where({ 'boards.id': id, 'boards.workspace_id': workspaceId })
     .first());
 const boardInWorkspace = compiled((db, workspaceId: string, id: string) =>
@@ -119,10 +123,12 @@ export function boardRepo(db: Knex): Repos['boards'] {
       const [row] = workspaceId === null ? await boardById(db, id) : await boardInWorkspace(db, workspaceId, id);
       return row ? (await withStatuses(db, [row]))[0] : undefined;
     },
-    async placement(workspaceId, id) {
-      const [row] = await placementOf(db, workspaceId, id);
+    async placement(workspaceId, id, userIds) {
+      const [row] = await placementOf(db, workspaceId, id, userIds);
       if (!row) return undefined;
-      return { board: (await withStatuses(db, [row]))[0]!, project: PROJECT.readAs(row, 'p_'), createRules: row.create_rules };
+      return {
+        board: (await withStatuses(db, [row]))[0]!, project: PROJECT.readAs(row, 'p_'), createRules: row.create_rules, liveUserIds: row.live_user_ids ?? [],
+      };
     },
     async list(workspaceId, filter, page) {
       const base = visibleTo(db('boards').where({ workspace_id: workspaceId }), filter.userId);

@@ -113,7 +113,11 @@ export function taskListQueries(
       rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
     }
   } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
-  if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
+  // A text search counts its whole match set for the total anyway; ordered by an expression of the id (the same
+  // order), its page is a top-N of that set, and the planner cannot walk the id index hoping to meet matches early,
+  // which reads every task when a search matches few or none.
+  if (!keyed && f.q && f.orderBy !== 'position') rows.orderByRaw("tasks.id || ''");
+  else if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
   const counters = countedByCounters(f);
   const count = counters ? counterTotal(db, f) : base.clone().select(db.raw('count(*) as total'));
