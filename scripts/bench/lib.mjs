@@ -38,7 +38,8 @@ export async function freshDatabase(name) {
   };
 }
 
-function freePort() {
+/** A port free on 127.0.0.1 at the moment of asking. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

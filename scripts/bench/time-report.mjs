@@ -44,7 +44,11 @@ async function main() {
     // Reports with tens of thousands of groups take about a second each: they run on two connections with a long
     // timeout, so the figures show their latency instead of a queue of timeouts.
     const heavy = { connections: 2, timeout: 120 };
+    const one = { connections: 1, timeout: 120 };
     const scenarios = [
+      // The year-wide summary a manager asks for: every log of the year, a few hundred groups (1 connection: latency).
+      ['report: year, groupBy=user', get(`/time/report?from=${yearAgo}&to=${day(today)}&groupBy=user`), one],
+      ['report: year, groupBy=project,user', get(`/time/report?from=${yearAgo}&to=${day(today)}&groupBy=project,user`), one],
       ['report: year, groupBy=project,user,day', get(`/time/report?from=${yearAgo}&to=${day(today)}&groupBy=project,user,day`), heavy],
       ['report: year, groupBy=user,project,task', get(`/time/report?from=${yearAgo}&to=${day(today)}&groupBy=user,project,task`), heavy],
       ['report: year, one project, groupBy=user,day,task', get(`/time/report?from=${yearAgo}&to=${day(today)}&projectId=${project}&groupBy=user,day,task`), heavy],

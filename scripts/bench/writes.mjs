@@ -12,12 +12,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { ADMIN_TOKEN, ROOT, benchWorkspace, databaseUrl, freshDatabase, nodeArgs, openDatabase, startBuiltApi } from './lib.mjs';
+import { ADMIN_TOKEN, ROOT, benchWorkspace, databaseUrl, freePort, freshDatabase, nodeArgs, openDatabase, startBuiltApi } from './lib.mjs';
 import { PROJECTS, seedLayout } from './seed.mjs';
 
 const MODE = process.env.BENCH_MODE ?? 'both';
@@ -99,17 +98,6 @@ async function dropQueue(url, prefix) {
   } finally {
     redis.disconnect();
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;

@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import type { JobPayload } from '../jobs.js';
-import type { NotificationFilter, NotificationRecord, TaskRecord } from '../ports.js';
+import type { NotificationFilter, NotificationRecord, TaskView } from '../ports.js';
 import type { Page } from '../schemas/common.js';
 import type {
   ListNotificationsQuery, MarkNotificationsReadInput, MarkReadResult, Notification, NotificationKind, UserNotificationsQuery,
@@ -42,19 +42,16 @@ export function commentRecipients(
 
 /** Stores one notification per recipient who is a live member able to see the task's board; returns how many were new. */
 async function deliver(
-  task: TaskRecord,
+  { task, boardMemberIds }: TaskView,
   recipients: Map<string, NotificationKind>,
   event: { commentId: string | null; actorId: string; eventKey: string; createdAt: number },
   deps: Deps,
 ): Promise<number> {
   if (!recipients.size) return 0;
-  const [users, board] = await Promise.all([
-    deps.store.users.byIds(task.workspaceId, [...recipients.keys()]),
-    deps.store.boards.get(task.workspaceId, task.boardId),
-  ]);
-  if (!board) return 0;
+  // The board's members came with the task (one query); only people who can see the task hear of it.
+  const users = await deps.store.users.byIds(task.workspaceId, [...recipients.keys()]);
   const rows = users
-    .filter((u) => u.deletedAt === null && (board.memberIds === null || board.memberIds.includes(u.id)))
+    .filter((u) => u.deletedAt === null && (boardMemberIds === null || boardMemberIds.includes(u.id)))
     .map((u) => ({
       workspaceId: task.workspaceId, userId: u.id, kind: recipients.get(u.id)!, taskId: task.id, commentId: event.commentId,
       actorId: event.actorId, eventKey: event.eventKey, createdAt: event.createdAt,
@@ -67,19 +64,20 @@ async function deliver(
  * which a retry or a redelivery keeps, so a second run inserts nothing.
  */
 export async function deliverAssigned(p: JobPayload<'notify.assigned'>, meta: JobMeta, deps: Deps): Promise<number> {
-  const task = await deps.store.tasks.getAny(p.taskId);
-  if (!task || task.workspaceId !== p.workspaceId) return 0;
+  const view = await deps.store.tasks.view(p.workspaceId, { id: p.taskId });
+  if (!view) return 0;
   const recipients = new Map<string, NotificationKind>(p.userIds.filter((id) => id !== p.actorId).map((id) => [id, 'assigned']));
-  return deliver(task, recipients, { commentId: null, actorId: p.actorId, eventKey: `assigned:${task.id}:${meta.jobId}`, createdAt: meta.occurredAt }, deps);
+  const event = { commentId: null, actorId: p.actorId, eventKey: `assigned:${view.task.id}:${meta.jobId}`, createdAt: meta.occurredAt };
+  return deliver(view, recipients, event, deps);
 }
 
 /** Job `notify.comment`: everyone the comment concerns hears of it once. Idempotent: the event key is the comment. */
 export async function deliverComment(p: JobPayload<'notify.comment'>, _meta: JobMeta, deps: Deps): Promise<number> {
-  const [task, comment] = await Promise.all([deps.store.tasks.getAny(p.taskId), deps.store.comments.get(p.taskId, p.commentId)]);
-  if (!task || !comment || task.workspaceId !== p.workspaceId) return 0;
-  const answered = comment.replyTo ? await deps.store.comments.get(task.id, comment.replyTo) : undefined;
-  const recipients = commentRecipients(comment, task, answered?.authorId ?? null);
-  return deliver(task, recipients, { commentId: comment.id, actorId: comment.authorId, eventKey: `comment:${comment.id}`, createdAt: comment.createdAt }, deps);
+  const [view, comment] = await Promise.all([deps.store.tasks.view(p.workspaceId, { id: p.taskId }), deps.store.comments.get(p.taskId, p.commentId)]);
+  if (!view || !comment) return 0;
+  const answered = comment.replyTo ? await deps.store.comments.get(view.task.id, comment.replyTo) : undefined;
+  const recipients = commentRecipients(comment, view.task, answered?.authorId ?? null);
+  return deliver(view, recipients, { commentId: comment.id, actorId: comment.authorId, eventKey: `comment:${comment.id}`, createdAt: comment.createdAt }, deps);
 }
 
 export const presentNotification = (n: NotificationRecord): Notification => ({

@@ -20,7 +20,8 @@ export function taskRepo(db: Knex): Repos['tasks'] {
     async append(t, projectKey, also) {
       // One statement, and the last of its transaction's writes: the project's row lock (the key's number) is held
       // only from here to the commit. The labels and outbox jobs go in with it (one round trip, not three). The new
-      // task goes below the column's last; `position` is the count above it.
+      // task goes below the column's last (one step of the rank index); `position` is the count above it, from the
+      // counters (task_counts), so it costs the same in a column of ten tasks or of a hundred thousand.
       const values = TASK.write(t);
       const columns = Object.keys(values);
       const [row] = await named(
@@ -28,7 +29,8 @@ export function taskRepo(db: Knex): Repos['tasks'] {
         `with labels_added as (${LABELS_INSERT}),
               jobs_added as (${OUTBOX_INSERT}),
               seq as (update projects set task_seq = task_seq + 1 where id = ? returning task_seq),
-              col as (select count(*) as n, max(rank) as top from tasks where status_id = ? and archived_at is null),
+              col as (select (select coalesce(sum(c.n), 0) from task_counts c where c.status_id = ? and not c.archived) as n,
+                             (select rank from tasks where status_id = ? and archived_at is null order by rank desc, id desc limit 1) as top),
               ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
                       values (${columns.map(() => '?').join(', ')}, (select task_seq from seq), ? || '-' || (select task_seq from seq),
                               coalesce((select top from col) + ?, 0))
@@ -37,7 +39,7 @@ export function taskRepo(db: Knex): Repos['tasks'] {
          from ins join statuses on statuses.id = ins.status_id cross join col`,
         [
           t.workspaceId, also.labels, ...outboxValues(also.jobs),
-          t.projectId, t.statusId, ...Object.values(values), projectKey, RANK_STEP,
+          t.projectId, t.statusId, t.statusId, ...Object.values(values), projectKey, RANK_STEP,
         ],
       );
       if (!row) throw new Error(`project ${t.projectId} is gone`);
