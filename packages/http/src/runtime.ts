@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
 import { createJobSystem, createWebhookPorts, type JobSystem } from '@tt/jobs';
-import { createStore, migrate, newId, openDatabase } from '@tt/store';
+import { createStore, migrate, newId, openDatabase, startMaintenance } from '@tt/store';
 import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-config.js';
@@ -65,6 +65,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     }),
   };
   jobs.start(deps, { consume: o.consumeJobs, concurrency: o.jobConcurrency, lockDurationMs: o.jobLockDurationMs, webhookConcurrency: o.webhookConcurrency });
+  const maintenance = startMaintenance(db, o.logger);
   return {
     deps,
     db,
@@ -78,6 +79,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       return checks;
     },
     async close() {
+      maintenance.stop();
       await jobs.close();
       await db.destroy();
       if (redis) redis.disconnect();
