@@ -31,12 +31,16 @@ export function compiled<P extends unknown[]>(build: (db: Knex, ...params: P) =>
       if (marks.some((_, i) => !slots.some((s) => 'param' in s && s.param === i))) throw new Error('compiled: a parameter is not a bound value');
       cache = { sql, slots };
     }
-    const values = cache.slots.map((s) => ('param' in s ? params[s.param] : s.value));
-    const query = db.raw(cache.sql, values as Knex.RawBinding[]);
-    // Knex hands its options to pg's query config: a name makes it a prepared statement on each connection.
-    if (!isPglite(db)) query.options({ name });
-    return ((await query) as { rows: Row[] }).rows;
+    return run(db, cache.sql, cache.slots.map((s) => ('param' in s ? params[s.param] : s.value)), name);
   };
+}
+
+/** Runs a statement, as the prepared statement `name` on PostgreSQL (undefined: unnamed); its rows. */
+async function run(db: Knex, sql: string, values: readonly unknown[], name: string | undefined): Promise<Row[]> {
+  const query = db.raw(sql, values as Knex.RawBinding[]);
+  // Knex hands its options to pg's query config: a name makes it a prepared statement on each connection.
+  if (name && !isPglite(db)) query.options({ name });
+  return ((await query) as { rows: Row[] }).rows;
 }
 
 const names = new Map<string, string>();
@@ -47,12 +51,8 @@ const MAX_NAMED = 200;
  * A raw statement whose text is fixed (its variable parts are bound values, lists as arrays) as a prepared statement
  * on PostgreSQL, like `compiled`: for hot writes whose SQL is written out rather than built.
  */
-export async function named(db: Knex, sql: string, values: readonly unknown[]): Promise<Row[]> {
-  const query = db.raw(sql, values as Knex.RawBinding[]);
-  if (!isPglite(db)) {
-    let name = names.get(sql);
-    if (!name && names.size < MAX_NAMED) names.set(sql, (name = `tt_${++statements}`));
-    if (name) query.options({ name });
-  }
-  return ((await query) as { rows: Row[] }).rows;
+export function named(db: Knex, sql: string, values: readonly unknown[]): Promise<Row[]> {
+  let name = names.get(sql);
+  if (!name && names.size < MAX_NAMED) names.set(sql, (name = `tt_${++statements}`));
+  return run(db, sql, values, name);
 }

@@ -45,7 +45,6 @@ async function withStatuses(db: Knex, rows: Row[]): Promise<BoardRecord[]> {
 const visibleTo = (q: Knex.QueryBuilder, userId: string) =>
   q.where((w) => w.whereNull('boards.member_ids').orWhereRaw('? = any(boards.member_ids)', [userId]));
 
-
 // Read on every task create and move: compiled (and prepared on PostgreSQL).
 const projectById = compiled((db, workspaceId: string, id: string) => db('projects').where({ workspace_id: workspaceId, id }).first());
 const boardById = compiled((db, id: string) => db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id }).first());

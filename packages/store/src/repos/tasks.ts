@@ -88,7 +88,7 @@ export function taskRepo(db: Knex): Repos['tasks'] {
         const row = await col().orderBy([{ column: 'rank', order: 'desc' }, { column: 'id', order: 'desc' }]).first('rank');
         return { before: row ? Number(row.rank) : null, after: null };
       };
-      // The bottom of a column (every new task) is one read of the last rank, not an offset walk past the column.
+      // The bottom of a column is one read of the last rank, not an offset walk past the column.
       if (position >= Number.MAX_SAFE_INTEGER) return last();
       if (position <= 0) {
         const first = await col().orderBy([{ column: 'rank' }, { column: 'id' }]).first('rank');
