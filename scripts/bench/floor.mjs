@@ -1,16 +1,17 @@
 #!/usr/bin/env -S npx tsx
 // This API against its floor (scripts/bench/floor-server.mjs: bare Express + pg, same database, same indexes), in
 // one run, alternating A B A B per scenario so load from elsewhere on the machine falls on both alike. Prints
-// req/s, p99 and the ratio (API / floor) per scenario; with BENCH_RATE=n both are driven at a fixed n req/s and the
-// p99 is the figure to read.
+// req/s, p99 and the ratio (API / floor) per scenario; with BENCH_RATE=n both are driven open-loop at a fixed n req/s
+// (scripts/bench/fixed-rate.mjs) and the latency percentiles are the figures to read.
 //   pnpm run build && pnpm run bench:floor
 // Env: BENCH_TASKS (100000), BENCH_ROUNDS (2), BENCH_DURATION (10 s per turn), BENCH_CONNECTIONS (10),
 // BENCH_RATE (unset: as fast as each goes), BENCH_ONLY (a regular expression: only the scenarios it matches),
-// BENCH_DATABASE_URL, BENCH_KEEP=1.
+// BENCH_DATABASE_URL, BENCH_KEEP=1 (keep the seeded database), BENCH_REUSE=1 (use a kept one of the same size).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { databaseUrl, get, ROOT } from './lib.mjs';
+import { fixedRate } from './fixed-rate.mjs';
+import { databaseUrl, ROOT } from './lib.mjs';
 import { withSeededApi } from './seed.mjs';
 
 const DB = 'tt_bench_floor';
@@ -35,13 +36,21 @@ async function startFloor(dbName) {
   return { base, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
 }
 
-async function turn(base, token, request) {
+/** One turn of a scenario: as fast as it goes (autocannon), or open-loop at BENCH_RATE. */
+async function turn(base, token, path) {
+  if (RATE) {
+    const r = await fixedRate({ base, token, rate: RATE, duration: DURATION, connections: CONNECTIONS, path });
+    // Queries of abandoned requests may still be queued in the server: the next turn starts once they have run.
+    await fetch(`${base}/ready`);
+    return r;
+  }
   const r = await autocannon({
-    url: base, connections: CONNECTIONS, duration: DURATION, timeout: 10, requests: [request],
-    headers: { authorization: `Bearer ${token}` }, ...(RATE ? { overallRate: RATE } : {}),
+    url: base, connections: CONNECTIONS, duration: DURATION, timeout: 10,
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }],
+    headers: { authorization: `Bearer ${token}` },
   });
   await fetch(`${base}/health`);
-  return { rps: r.requests.average, p99: r.latency.p99, bad: r.errors + r.timeouts + r.non2xx };
+  return { rps: r.requests.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, bad: r.errors + r.timeouts + r.non2xx };
 }
 
 /** Checks that both servers give the same total for a list, so the comparison is of the same answer. */
@@ -57,44 +66,48 @@ await withSeededApi(DB, TASKS, async ({ api, db, workspaceId, userIds, token, co
     const keys = await db('tasks').where({ workspace_id: workspaceId }).orderByRaw('random()').limit(1000).pluck('key');
     let k = 0;
     const since = Date.now() - 86_400_000;
+    const at = (path) => () => `/v1${path}`;
     const scenarios = [
-      ['GET /tasks/{key}', { method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}` }) }, `/v1/tasks/${keys[0]}`],
-      ['GET /tasks?projectId&category=todo&limit=100', get(`/tasks?projectId=${columns[20].project_id}&category=todo&limit=100`)],
-      ['GET /tasks (no filter, 100)', get('/tasks?limit=100')],
-      ['GET /tasks?projectId', get(`/tasks?projectId=${columns[20].project_id}`)],
-      ['GET /tasks?statusId&orderBy=position', get(`/tasks?statusId=${columns[3].status_id}&orderBy=position&limit=50`)],
-      ['GET /tasks?priority=high,highest', get('/tasks?priority=high,highest')],
-      ['GET /tasks?assigneeId&category=progress', get(`/tasks?assigneeId=${userIds[7]}&category=progress`)],
-      ['GET /tasks?label=a,b', get('/tasks?label=backend,ux')],
-      ['GET /tasks?q=zeppelin', get('/tasks?q=zeppelin')],
-      ['GET /tasks?updatedSince (24 h)', get(`/tasks?updatedSince=${since}`)],
+      ['GET /tasks/{key}', () => `/v1/tasks/${keys[k++ % keys.length]}`],
+      ['GET /tasks?projectId&category=todo&limit=100', at(`/tasks?projectId=${columns[20].project_id}&category=todo&limit=100`)],
+      ['GET /tasks (no filter, 100)', at('/tasks?limit=100')],
+      ['GET /tasks?projectId', at(`/tasks?projectId=${columns[20].project_id}`)],
+      ['GET /tasks?statusId&orderBy=position', at(`/tasks?statusId=${columns[3].status_id}&orderBy=position&limit=50`)],
+      ['GET /tasks?priority=high,highest', at('/tasks?priority=high,highest')],
+      ['GET /tasks?assigneeId&category=progress', at(`/tasks?assigneeId=${userIds[7]}&category=progress`)],
+      ['GET /tasks?label=a,b', at('/tasks?label=backend,ux')],
+      ['GET /tasks?q=zeppelin', at('/tasks?q=zeppelin')],
+      ['GET /tasks?updatedSince (24 h)', at(`/tasks?updatedSince=${since}`)],
     ];
     const rows = [];
-    for (const [name, request, probe] of scenarios) {
+    for (const [name, path] of scenarios) {
       if (ONLY && !ONLY.test(name)) continue;
-      await sameTotal(api.base, floor.base, token, probe ?? request.path);
+      await sameTotal(api.base, floor.base, token, path());
       const a = [];
       const b = [];
       for (let round = 0; round < ROUNDS; round++) {
-        a.push(await turn(api.base, token, request));
-        b.push(await turn(floor.base, token, request));
+        a.push(await turn(api.base, token, path));
+        b.push(await turn(floor.base, token, path));
       }
       const mean = (xs, f) => xs.reduce((s, x) => s + f(x), 0) / xs.length;
+      const worst = (xs, p) => Math.max(...xs.map((x) => x[p]));
       const row = {
         scenario: name,
-        'api req/s': Math.round(mean(a, (x) => x.rps)), 'api p99': Math.max(...a.map((x) => x.p99)),
-        'floor req/s': Math.round(mean(b, (x) => x.rps)), 'floor p99': Math.max(...b.map((x) => x.p99)),
+        'api req/s': Math.round(mean(a, (x) => x.rps)), 'api p50': worst(a, 'p50'), 'api p90': worst(a, 'p90'), 'api p99': worst(a, 'p99'),
+        'floor req/s': Math.round(mean(b, (x) => x.rps)), 'floor p50': worst(b, 'p50'), 'floor p90': worst(b, 'p90'), 'floor p99': worst(b, 'p99'),
         failed: a.reduce((s, x) => s + x.bad, 0) + b.reduce((s, x) => s + x.bad, 0),
       };
       row.ratio = Number((row['api req/s'] / row['floor req/s']).toFixed(2));
       rows.push(row);
-      console.log(`  ${name}: api ${row['api req/s']} req/s p99 ${row['api p99']} ms | floor ${row['floor req/s']} req/s p99 ${row['floor p99']} ms | ratio ${row.ratio}`);
+      const show = (who) => `${row[`${who} req/s`]} req/s p50/p90/p99 ${row[`${who} p50`]}/${row[`${who} p90`]}/${row[`${who} p99`]} ms`;
+      console.log(`  ${name}: api ${show('api')} | floor ${show('floor')} | ratio ${row.ratio}`);
     }
     const mode = RATE ? `fixed ${RATE} req/s` : `${CONNECTIONS} connections`;
     console.log(`\n${TASKS} tasks, API vs floor, ${mode}, ${ROUNDS} x ${DURATION} s each, alternating`);
     console.table(rows);
-    console.log('| request | API req/s | API p99 ms | floor req/s | floor p99 ms | ratio |\n| --- | ---: | ---: | ---: | ---: | ---: |');
-    for (const r of rows) console.log(`| ${r.scenario} | ${r['api req/s']} | ${r['api p99']} | ${r['floor req/s']} | ${r['floor p99']} | ${r.ratio} |`);
+    console.log('| request | API req/s | API p50/p90/p99 ms | floor req/s | floor p50/p90/p99 ms | ratio |\n| --- | ---: | ---: | ---: | ---: | ---: |');
+    const ps = (r, who) => `${r[`${who} p50`]} / ${r[`${who} p90`]} / ${r[`${who} p99`]}`;
+    for (const r of rows) console.log(`| ${r.scenario} | ${r['api req/s']} | ${ps(r, 'api')} | ${r['floor req/s']} | ${ps(r, 'floor')} | ${r.ratio} |`);
     if (rows.some((r) => r.failed > 0)) {
       process.exitCode = 1;
       console.error('some requests failed; see the failed column');

@@ -95,6 +95,8 @@ export async function call(base, token, method, path, body, expected = [200, 201
   return text ? JSON.parse(text) : undefined;
 }
 
+export const BENCH_SCOPES = ['tasks:read', 'tasks:write', 'projects:write', 'time:read', 'time:write', 'docs:read', 'docs:write', 'meetings:read'];
+
 /** A workspace, an admin user with an all-rights key, and `users` more members. */
 export async function benchWorkspace(base, users) {
   const ws = (await call(base, ADMIN_TOKEN, 'POST', '/admin/v1/workspaces', { name: 'Bench', plan: 'business' })).data;
@@ -103,8 +105,7 @@ export async function benchWorkspace(base, users) {
   for (let i = 1; i < users; i++) {
     members.push((await call(base, ADMIN_TOKEN, 'POST', `/admin/v1/workspaces/${ws.id}/users`, { name: `Member ${i}`, login: `member${i}` })).data.id);
   }
-  const scopes = ['tasks:read', 'tasks:write', 'projects:write', 'time:read', 'time:write', 'docs:read', 'docs:write', 'meetings:read'];
-  const key = (await call(base, ADMIN_TOKEN, 'POST', `/admin/v1/users/${admin.id}/keys`, { scopes })).data;
+  const key = (await call(base, ADMIN_TOKEN, 'POST', `/admin/v1/users/${admin.id}/keys`, { scopes: BENCH_SCOPES })).data;
   return { workspaceId: ws.id, userIds: members, token: key.token };
 }
 

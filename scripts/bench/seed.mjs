@@ -1,5 +1,5 @@
 // Bulk seeding for the benchmarks: the layout through the API, the rows through one INSERT ... SELECT each.
-import { benchWorkspace, call, databaseUrl, finish, freshDatabase, openDatabase, startBuiltApi } from './lib.mjs';
+import { ADMIN_TOKEN, BENCH_SCOPES, benchWorkspace, call, databaseUrl, finish, freshDatabase, openDatabase, startBuiltApi } from './lib.mjs';
 
 export const PROJECTS = 10;
 export const USERS = 50;
@@ -69,14 +69,21 @@ export async function seedTasks(db, workspaceId, userIds, columns, count) {
 
 /**
  * A fresh database `name` with the built API on it, a bench workspace, the layout and `tasks` tasks; runs
- * `run({api, db, workspaceId, userIds, token, columns})`, then stops the API and drops the database.
+ * `run({api, db, workspaceId, userIds, token, columns})`, then stops the API and drops the database. With
+ * BENCH_REUSE=1 a database kept earlier (BENCH_KEEP=1) that holds the same number of tasks is used as it is, and kept.
  */
 export async function withSeededApi(name, tasks, run) {
-  const drop = await freshDatabase(name);
+  const reused = process.env.BENCH_REUSE ? await reusable(name, tasks) : undefined;
+  const drop = reused ? async () => {} : await freshDatabase(name);
+  if (reused) process.env.BENCH_KEEP = '1';
   let api;
   const db = openDatabase({ databaseUrl: databaseUrl(name), poolMax: 2 });
   try {
     api = await startBuiltApi(name);
+    if (reused) {
+      await run({ api, db, ...(await reuse(db, api.base)) });
+      return;
+    }
     const { workspaceId, userIds, token } = await benchWorkspace(api.base, USERS);
     const columns = await seedLayout(api.base, token, userIds);
     await seedTasks(db, workspaceId, userIds, columns, tasks);
@@ -84,4 +91,33 @@ export async function withSeededApi(name, tasks, run) {
   } finally {
     await finish(api, db, name, drop);
   }
+}
+
+/** Whether the kept database `name` holds a bench workspace with `tasks` seeded tasks (plus the warm-up task). */
+async function reusable(name, tasks) {
+  const db = openDatabase({ databaseUrl: databaseUrl(name), poolMax: 1 });
+  try {
+    const [row] = await db('tasks').count({ n: '*' });
+    if (Number(row.n) === tasks + 1) return true;
+    console.log(`${name} holds ${row.n} tasks, not ${tasks + 1}: seeding afresh`);
+  } catch {
+    console.log(`no ${name} to reuse: seeding`);
+  } finally {
+    await db.destroy();
+  }
+  return false;
+}
+
+/** The workspace, members, columns (in seeding order: ids are time-ordered) and a new key of a kept database. */
+async function reuse(db, base) {
+  const admin = await db('users').where({ login: 'bench' }).first();
+  const userIds = await db('users').where({ workspace_id: admin.workspace_id }).orderBy('id').pluck('id');
+  const columns = await db('statuses')
+    .join('boards', 'boards.id', 'statuses.board_id').join('projects', 'projects.id', 'boards.project_id')
+    .where('projects.workspace_id', admin.workspace_id)
+    .orderBy(['projects.id', 'boards.id', 'statuses.position'])
+    .select('projects.id as project_id', 'projects.key as project_key', 'boards.id as board_id', 'statuses.id as status_id', 'statuses.category');
+  const token = (await call(base, ADMIN_TOKEN, 'POST', `/admin/v1/users/${admin.id}/keys`, { scopes: BENCH_SCOPES })).data.token;
+  console.log(`reusing the kept database: ${columns.length} columns, ${userIds.length} members`);
+  return { workspaceId: admin.workspace_id, userIds, token, columns };
 }

@@ -1,0 +1,65 @@
+// An open-loop load at a fixed rate: request i is due at start + i / rate, whatever happened to the ones before, and
+// its latency is counted from when it was due, so time spent waiting for a free connection is part of it (no
+// coordinated omission). autocannon's overallRate is not that: each connection sends its whole per-second budget
+// back to back at the top of each second, then idles, and its correction for omitted samples assumes a 1 ms interval.
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+function send(agent, url, path, headers) {
+  return new Promise((resolve) => {
+    const req = http.request({ agent, host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode >= 200 && res.statusCode < 300));
+      res.on('error', () => resolve(false));
+    });
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/**
+ * Sends GET `path()` to `base` at `rate` req/s for `duration` s over at most `connections` keep-alive connections.
+ * Returns the rate answered, latency percentiles in ms (from each request's due time) and the failed count. A server
+ * slower than the rate falls behind without end: what is unanswered `timeout` s after the last request was due is
+ * abandoned and counted failed, with an infinite latency.
+ */
+export async function fixedRate({ base, token, rate, duration, connections, path, timeout = 10 }) {
+  const url = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const headers = { authorization: `Bearer ${token}` };
+  try {
+    // Open the connections first, so their handshakes are not measured.
+    await Promise.all(Array.from({ length: connections }, () => send(agent, url, path(), headers)));
+    const total = Math.round(rate * duration);
+    const latencies = new Float64Array(total).fill(Infinity);
+    const inFlight = [];
+    let bad = 0;
+    const start = performance.now() + 20;
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      inFlight.push(send(agent, url, path(), headers).then((ok) => {
+        latencies[i] = performance.now() - due;
+        if (!ok) bad++;
+      }));
+    }
+    let timer;
+    const late = new Promise((resolve) => (timer = setTimeout(resolve, timeout * 1000)));
+    await Promise.race([Promise.all(inFlight), late]);
+    clearTimeout(timer);
+    const elapsed = (performance.now() - start) / 1000;
+    const answered = latencies.filter(Number.isFinite).length;
+    bad += total - answered;
+    const sorted = Array.from(latencies).sort((a, b) => a - b);
+    const ms = (x) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : Infinity);
+    return {
+      rps: answered / elapsed, p50: ms(percentile(sorted, 50)), p90: ms(percentile(sorted, 90)),
+      p99: ms(percentile(sorted, 99)), max: ms(sorted.at(-1)), bad,
+    };
+  } finally {
+    agent.destroy();
+  }
+}
