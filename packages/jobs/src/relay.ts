@@ -50,8 +50,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /**
  * Moves committed outbox rows to the queue. Each pass locks a batch of rows (FOR UPDATE SKIP LOCKED, so relays in
- * several processes share the work), adds their jobs with id `outbox-<row id>`, and marks the rows relayed in the
- * same transaction: if adding fails the transaction rolls back and the rows wait for the next pass. A crash after
+ * several processes share the work) and marks them relayed in one statement, then adds their jobs with id
+ * `outbox-<row id>` before the transaction commits: if adding fails it rolls back and the rows wait for the next pass. A crash after
  * the add and before the commit relays a row twice, which the queue drops by id. It runs when woken after a
  * commit and on a timer.
  */
@@ -88,15 +88,14 @@ export function createOutboxRelay(o: RelayOptions): OutboxRelay {
     const room = o.queue.durable ? batch : Math.min(batch, maxBacklog - o.queue.backlog());
     if (room <= 0) return 0;
     return o.store.transaction(async (repos) => {
-      // One indexed statement whatever the queue holds: an in-process queue's rows are marked, not listed.
-      const rows = await repos.outbox.claim(room, o.queue.durable ? undefined : holder);
+      // One indexed statement whatever the queue holds. A durable queue's rows are marked relayed at once (a failed
+      // add rolls that back); an in-process queue's are marked held, and relayed when each job is finished.
+      const rows = await repos.outbox.claim(room, o.queue.durable ? { relayedAt: Date.now() } : { holder });
       if (!rows.length) return 0;
       await withTimeout(
         o.queue.add(rows.map((r) => ({ id: outboxJobId(r.id), name: r.name, payload: r.payload, timestamp: r.createdAt }))),
         addTimeoutMs,
       );
-      // An in-process queue marks each row when its job is finished instead (see JobQueue.durable).
-      if (o.queue.durable) await repos.outbox.markRelayed(rows.map((r) => r.id), Date.now());
       return rows.length;
     });
   }

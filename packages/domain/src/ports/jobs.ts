@@ -32,6 +32,15 @@ export interface AutomationRecord {
   actions: AutomationAction[];
   createdAt: number;
 }
+/** What a notification is about: the event key makes a redelivered job insert nothing. */
+export interface NotificationEvent {
+  workspaceId: string;
+  taskId: string;
+  commentId: string | null;
+  actorId: string;
+  eventKey: string;
+  createdAt: number;
+}
 /** An outbox row waiting to be relayed to the queue. */
 export interface OutboxRow {
   id: number;
@@ -51,8 +60,12 @@ export interface JobSignal {
 /** Repositories of jobs. */
 export interface JobRepos {
   notifications: {
-    /** Inserts, skipping any (userId, eventKey) already there; returns how many were new. */
-    insertMany(rows: Array<Omit<NotificationRecord, 'id' | 'readAt'>>): Promise<number>;
+    /**
+     * One notification of the event per recipient who is a live member of the task's workspace and may see its
+     * board (a board without a member list is open to all), in one statement; skips any (userId, eventKey) already
+     * there and returns how many were new. Nothing when the task is gone.
+     */
+    deliver(event: NotificationEvent, recipients: Array<{ userId: string; kind: NotificationKind }>): Promise<number>;
     /** Newest first. */
     list(filter: NotificationFilter, page: PageRequest): Promise<PageResult<NotificationRecord>>;
     /** Marks unread notifications read (the listed ids, or all); returns how many changed. */
@@ -73,11 +86,12 @@ export interface JobRepos {
   outbox: {
     add(jobs: OutboxJob[]): Promise<void>;
     /**
-     * Takes up to `limit` unrelayed, unclaimed rows, oldest first, skipping rows another relay has locked. With
-     * `holder` (an in-process queue, which marks rows done only once handled) the rows are marked claimed by it in
-     * the same statement, so the next claim passes them by through an index, however many are held.
+     * Takes up to `limit` unrelayed, unclaimed rows, oldest first, skipping rows another relay has locked, and marks
+     * them in the same statement: `relayedAt` (a durable queue: run it in the transaction that hands them over, so
+     * a refused hand-over rolls the mark back) or `holder` (an in-process queue, which marks rows done only once
+     * handled; the next claim passes them by through an index, however many are held).
      */
-    claim(limit: number, holder?: string): Promise<OutboxRow[]>;
+    claim(limit: number, mark: { relayedAt: number } | { holder: string }): Promise<OutboxRow[]>;
     /** Frees unfinished rows claimed by any holder but `holder` (a previous run's in-process queue, lost with it). */
     release(holder: string): Promise<number>;
     markRelayed(ids: number[], at: number): Promise<void>;

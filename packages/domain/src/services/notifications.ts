@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import type { JobPayload } from '../jobs.js';
-import type { NotificationFilter, NotificationRecord, TaskView } from '../ports.js';
+import type { NotificationEvent, NotificationFilter, NotificationRecord } from '../ports.js';
 import type { Page } from '../schemas/common.js';
 import type {
   ListNotificationsQuery, MarkNotificationsReadInput, MarkReadResult, Notification, NotificationKind, UserNotificationsQuery,
@@ -40,35 +40,21 @@ export function commentRecipients(
   return out;
 }
 
-/** Stores one notification per recipient who is a live member able to see the task's board; returns how many were new. */
-async function deliver(
-  { task, boardMemberIds }: TaskView,
-  recipients: Map<string, NotificationKind>,
-  event: { commentId: string | null; actorId: string; eventKey: string; createdAt: number },
-  deps: Deps,
-): Promise<number> {
-  if (!recipients.size) return 0;
-  // The board's members came with the task (one query); only people who can see the task hear of it.
-  const users = await deps.store.users.byIds(task.workspaceId, [...recipients.keys()]);
-  const rows = users
-    .filter((u) => u.deletedAt === null && (boardMemberIds === null || boardMemberIds.includes(u.id)))
-    .map((u) => ({
-      workspaceId: task.workspaceId, userId: u.id, kind: recipients.get(u.id)!, taskId: task.id, commentId: event.commentId,
-      actorId: event.actorId, eventKey: event.eventKey, createdAt: event.createdAt,
-    }));
-  return rows.length ? deps.store.notifications.insertMany(rows) : 0;
+/** Stores one notification per recipient; the store keeps the live members able to see the task's board. */
+function deliver(recipients: Map<string, NotificationKind>, event: NotificationEvent, deps: Deps): Promise<number> {
+  if (!recipients.size) return Promise.resolve(0);
+  return deps.store.notifications.deliver(event, [...recipients].map(([userId, kind]) => ({ userId, kind })));
 }
 
 /**
- * Job `notify.assigned`: the users made assignees hear of it. Idempotent: the event key is the task and the job id,
- * which a retry or a redelivery keeps, so a second run inserts nothing.
+ * Job `notify.assigned`: the users made assignees hear of it, in one statement. Idempotent: the event key is the
+ * task and the job id, which a retry or a redelivery keeps, so a second run inserts nothing.
  */
-export async function deliverAssigned(p: JobPayload<'notify.assigned'>, meta: JobMeta, deps: Deps): Promise<number> {
-  const view = await deps.store.tasks.view(p.workspaceId, { id: p.taskId });
-  if (!view) return 0;
+export function deliverAssigned(p: JobPayload<'notify.assigned'>, meta: JobMeta, deps: Deps): Promise<number> {
   const recipients = new Map<string, NotificationKind>(p.userIds.filter((id) => id !== p.actorId).map((id) => [id, 'assigned']));
-  const event = { commentId: null, actorId: p.actorId, eventKey: `assigned:${view.task.id}:${meta.jobId}`, createdAt: meta.occurredAt };
-  return deliver(view, recipients, event, deps);
+  return deliver(recipients, {
+    workspaceId: p.workspaceId, taskId: p.taskId, commentId: null, actorId: p.actorId, eventKey: `assigned:${p.taskId}:${meta.jobId}`, createdAt: meta.occurredAt,
+  }, deps);
 }
 
 /** Job `notify.comment`: everyone the comment concerns hears of it once. Idempotent: the event key is the comment. */
@@ -77,7 +63,9 @@ export async function deliverComment(p: JobPayload<'notify.comment'>, _meta: Job
   if (!view || !comment) return 0;
   const answered = comment.replyTo ? await deps.store.comments.get(view.task.id, comment.replyTo) : undefined;
   const recipients = commentRecipients(comment, view.task, answered?.authorId ?? null);
-  return deliver(view, recipients, { commentId: comment.id, actorId: comment.authorId, eventKey: `comment:${comment.id}`, createdAt: comment.createdAt }, deps);
+  return deliver(recipients, {
+    workspaceId: view.task.workspaceId, taskId: view.task.id, commentId: comment.id, actorId: comment.authorId, eventKey: `comment:${comment.id}`, createdAt: comment.createdAt,
+  }, deps);
 }
 
 export const presentNotification = (n: NotificationRecord): Notification => ({

@@ -17,18 +17,15 @@ export function outboxRepo(db: Knex): Repos['outbox'] {
       if (!jobs.length) return;
       await named(db, OUTBOX_INSERT, outboxValues(jobs));
     },
-    async claim(limit, holder) {
+    async claim(limit, mark) {
       // Several relays (api, mcp, worker processes) may run at once: each takes rows no other holds. The partial
       // index outbox_unclaimed serves the scan, so its cost does not grow with the rows held or already relayed.
       const next = db('outbox').whereNull('relayed_at').whereNull('claimed_by').orderBy('id').limit(limit).forUpdate().skipLocked();
-      const rows: Row[] =
-        holder === undefined
-          ? await next.select('id', 'name', 'payload', 'created_at')
-          : await db('outbox')
-              // = any(array(...)): the chosen ids are looked up by primary key, never a scan of the table to join them.
-              .whereRaw('id = any(array(?))', [next.select('id') as unknown as Knex.Value])
-              .update({ claimed_by: holder })
-              .returning(['id', 'name', 'payload', 'created_at']);
+      const rows: Row[] = await db('outbox')
+        // = any(array(...)): the chosen ids are looked up by primary key, never a scan of the table to join them.
+        .whereRaw('id = any(array(?))', [next.select('id') as unknown as Knex.Value])
+        .update('relayedAt' in mark ? { relayed_at: mark.relayedAt } : { claimed_by: mark.holder })
+        .returning(['id', 'name', 'payload', 'created_at']);
       return rows
         .map((r) => ({
           id: Number(r.id), name: r.name, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload, createdAt: Number(r.created_at),
