@@ -3,6 +3,7 @@
 // coordinated omission). autocannon's overallRate is not that: each connection sends its whole per-second budget
 // back to back at the top of each second, then idles, and its correction for omitted samples assumes a 1 ms interval.
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 function send(agent, url, path, headers) {
