@@ -6,14 +6,18 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-function send(agent, url, path, headers) {
+function send(agent, url, path, headers, open) {
   return new Promise((resolve) => {
     const req = http.request({ agent, host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
       res.resume();
-      res.on('end', () => resolve(res.statusCode >= 200 && res.statusCode < 300));
+      res.on('end', () => {
+        open?.delete(req);
+        resolve(res.statusCode >= 200 && res.statusCode < 300);
+      });
       res.on('error', () => resolve(false));
     });
     req.on('error', () => resolve(false));
+    open?.add(req);
     req.end();
   });
 }
@@ -36,13 +40,15 @@ export async function fixedRate({ base, token, rate, duration, connections, path
     const total = Math.round(rate * duration);
     const latencies = new Float64Array(total).fill(Infinity);
     const inFlight = [];
+    // Requests not answered yet, some of them still queued in the agent for a free connection.
+    const open = new Set();
     let bad = 0;
     const start = performance.now() + 20;
     for (let i = 0; i < total; i++) {
       const due = start + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      inFlight.push(send(agent, url, path(), headers).then((ok) => {
+      inFlight.push(send(agent, url, path(), headers, open).then((ok) => {
         latencies[i] = performance.now() - due;
         if (!ok) bad++;
       }));
@@ -55,6 +61,8 @@ export async function fixedRate({ base, token, rate, duration, connections, path
     const answered = latencies.filter(Number.isFinite).length;
     bad += total - answered;
     const sorted = Array.from(latencies).sort((a, b) => a - b);
+    // Abandoned: destroyed one by one, so the agent does not send its queue on new connections once these close.
+    for (const req of open) req.destroy();
     const ms = (x) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : Infinity);
     return {
       rps: answered / elapsed, p50: ms(percentile(sorted, 50)), p90: ms(percentile(sorted, 90)),

@@ -36,12 +36,23 @@ async function startFloor(dbName) {
   return { base, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
 }
 
+let quietDb;
+/** Waits until the database runs no query but this one: abandoned requests of a slow side may still be running. */
+async function quiet() {
+  for (let i = 0; i < 600; i++) {
+    const { rows } = await quietDb.raw(
+      "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()",
+    );
+    if (rows[0].n === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** One turn of a scenario: as fast as it goes (autocannon), or open-loop at BENCH_RATE. */
 async function turn(base, token, path) {
   if (RATE) {
     const r = await fixedRate({ base, token, rate: RATE, duration: DURATION, connections: CONNECTIONS, path });
-    // Queries of abandoned requests may still be queued in the server: the next turn starts once they have run.
-    await fetch(`${base}/ready`);
+    await quiet();
     return r;
   }
   const r = await autocannon({
@@ -61,6 +72,7 @@ async function sameTotal(api, floor, token, path) {
 }
 
 await withSeededApi(DB, TASKS, async ({ api, db, workspaceId, userIds, token, columns }) => {
+  quietDb = db;
   const floor = await startFloor(DB);
   try {
     const keys = await db('tasks').where({ workspace_id: workspaceId }).orderByRaw('random()').limit(1000).pluck('key');

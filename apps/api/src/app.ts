@@ -38,6 +38,8 @@ export interface ApiDeps {
 export function createApiApp(a: ApiDeps): { app: Express; openapi: object; operatorOpenapi: object } {
   const app = express();
   app.disable('x-powered-by');
+  // ETags are the versions of tasks, pages and projects (http/etag.ts), not a hash of every body Express sends.
+  app.set('etag', false);
   app.set('trust proxy', a.trustProxy);
   app.set('query parser', 'simple');
   app.use(httpMetrics('api'));

@@ -128,6 +128,14 @@ describe('tasks', () => {
     }
   });
 
+  it('lists carry no ETag: only versioned objects have one (no hash of a whole page that If-Match could never match)', async () => {
+    await newTask('Listed');
+    const r = await call('GET', '/tasks');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('etag')).toBeNull();
+    expect((await call('GET', '/projects')).headers.get('etag')).toBeNull();
+  });
+
   it('deleting a task changes the ETag of its parent and of its linked pages', async () => {
     const { task: parent } = await newTask('Parent');
     const { task: child } = await newTask('Child', { parentId: parent.id });

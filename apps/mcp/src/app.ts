@@ -22,6 +22,8 @@ export function createMcpApp(o: McpAppOptions): Express {
   const { deps, limiter } = o.runtime;
   const app = express();
   app.disable('x-powered-by');
+  // No hash of every body as an ETag: the versioned objects of the REST API set their own.
+  app.set('etag', false);
   app.set('trust proxy', o.trustProxy);
   app.use(httpMetrics('mcp'));
   app.use(requestLogger(o.logger));
