@@ -98,6 +98,36 @@ describe('reading, filtering and paging', () => {
     expect((await h.call(ws.token, 'GET', '/tasks/TSK-99999')).status).toBe(404);
   });
 
+  it('label totals stay exact through creates, label edits, moves, archiving and deletes (kept as counters)', async () => {
+    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Labels', key: 'LBC', template: 'scrum' })).body.data;
+    const todo = p.boards[0].statuses[0];
+    const doing = p.boards[0].statuses.find((st: any) => st.category === 'progress');
+    const mk = (labels: string[]) => h.call(ws.token, 'POST', '/tasks', { boardId: p.boards[0].id, title: labels.join(' ') || 'none', labels }).then((r) => r.body.data);
+    const x = await mk(['ux', 'api']);
+    const y = await mk(['api']);
+    const z = await mk(['api', 'ux', 'db']);
+    await mk([]);
+    // Each total is checked against the rows it pages over (limit 100 holds them all).
+    const total = async (q: string) => {
+      const r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=100&${q}`);
+      expect(r.status, q).toBe(200);
+      expect(r.body.total, q).toBe(r.body.data.length);
+      return r.body.total;
+    };
+    expect([await total('label=api'), await total('label=ux,api'), await total('label=api,ux,db'), await total('label=nope')]).toEqual([3, 2, 1, 0]);
+    await h.call(ws.token, 'PATCH', `/tasks/${y.id}`, { labels: ['api', 'ux'] });
+    expect(await total('label=ux,api')).toBe(3);
+    await h.call(ws.token, 'POST', `/tasks/${x.id}/move`, { statusId: doing.id });
+    expect([await total(`label=ux&statusId=${doing.id}`), await total(`label=ux&statusId=${todo.id}`), await total('label=ux&category=progress')]).toEqual([1, 2, 1]);
+    await h.op('POST', `/tasks/${z.id}/archive`);
+    expect([await total('label=db'), await total('label=db&archived=true'), await total('label=api&archived=all')]).toEqual([0, 1, 3]);
+    await h.op('POST', `/tasks/${z.id}/restore`);
+    await h.call(ws.token, 'DELETE', `/tasks/${y.id}`);
+    expect([await total('label=api'), await total('label=db')]).toEqual([2, 1]);
+    // With a type or priority the total is counted on the rows, and is as exact.
+    expect(await total('label=api&type=task')).toBe(2);
+  });
+
   it('every filter, combined, with exact totals and no descriptions in lists', async () => {
     const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Filter', key: 'FIL' })).body.data;
     const b = p.boards[0];

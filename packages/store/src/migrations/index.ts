@@ -7,6 +7,7 @@ import * as versions from './005-versions.js';
 import * as webhooks from './006-webhooks.js';
 import * as mcpLinks from './007-mcp-links.js';
 import * as speed from './008-speed.js';
+import * as labelCounts from './009-label-counts.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '006-webhooks': webhooks,
   '007-mcp-links': mcpLinks,
   '008-speed': speed,
+  '009-label-counts': labelCounts,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

@@ -59,12 +59,17 @@ function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   return q;
 }
 
-/** True when the filter names only fields the task_counts table is kept by (layout, type, priority, archived). */
+/**
+ * True when the filter names only fields a counter table is kept by: task_counts (layout, type, priority, archived)
+ * or, with labels, task_label_counts (layout, labels, archived).
+ */
 export function countedByCounters(f: TaskFilter): boolean {
+  const labels = Boolean(f.labels?.length);
   return (
     !hasExtraFilters(f) &&
-    f.assigneeId === undefined && f.reporterId === undefined && f.labels === undefined && f.parentId === undefined &&
-    f.dueBefore === undefined && f.updatedSince === undefined && f.q === undefined
+    f.assigneeId === undefined && f.reporterId === undefined && f.parentId === undefined &&
+    f.dueBefore === undefined && f.updatedSince === undefined && f.q === undefined &&
+    (!labels || (!f.types?.length && !f.priorities?.length))
   );
 }
 
@@ -73,7 +78,8 @@ export function countedByCounters(f: TaskFilter): boolean {
  * rows), whatever the number of tasks. Closed boards the user is not on are left out, as in the rows.
  */
 function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
-  const q = db('task_counts as tc')
+  const labels = Boolean(f.labels?.length);
+  const q = db(labels ? 'task_label_counts as tc' : 'task_counts as tc')
     .join('statuses as s', 's.id', 'tc.status_id')
     .join('boards as b', 'b.id', 's.board_id')
     .where('b.workspace_id', f.workspaceId)
@@ -86,6 +92,8 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   if (f.category) q.where('s.category', f.category);
   if (f.types?.length) q.whereIn('tc.type', f.types);
   if (f.priorities?.length) q.whereIn('tc.priority', f.priorities);
+  // The label sets are stored sorted and without repeats; containment does not care about either.
+  if (labels) q.whereRaw('tc.labels @> ?::text[]', [f.labels]);
   if (f.archived !== 'all') q.where('tc.archived', f.archived === 'true');
   return q;
 }
