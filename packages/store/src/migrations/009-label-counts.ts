@@ -1,15 +1,13 @@
 import type { Knex } from 'knex';
 
 /**
- * Exact totals for label filters without counting rows: tasks per column, archived or not, and set of labels (sorted,
- * without repeats; tasks without labels are not kept). `label=a,b` asks for tasks holding every named label, so its
- * total is the sum over the sets that contain them: a few rows per column, however many tasks carry them. Statement
- * triggers keep it in the same transaction as the write, like task_counts.
+ * Exact totals for label filters without counting rows: tasks per column, archived or not, and list of labels (as
+ * the tasks hold them; tasks without labels are not kept). `label=a,b` asks for tasks holding every named label, so
+ * its total is the sum over the lists that contain them (containment ignores order and repeats, so the lists need no
+ * normalising): a few rows per column, however many tasks carry them. Statement triggers keep it in the same
+ * transaction as the write, like task_counts.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`
-    CREATE FUNCTION task_label_set(labels text[]) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
-      $$ SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') FROM unnest(labels) l $$`);
   await knex.raw(`
     CREATE TABLE task_label_counts (
       status_id text COLLATE "C" NOT NULL,
@@ -23,21 +21,21 @@ export async function up(knex: Knex): Promise<void> {
     BEGIN
       IF TG_OP = 'INSERT' THEN
         INSERT INTO task_label_counts AS c (status_id, archived, labels, n)
-          SELECT status_id, archived_at IS NOT NULL, task_label_set(labels), count(*) FROM new_rows
+          SELECT status_id, archived_at IS NOT NULL, labels, count(*) FROM new_rows
           WHERE labels <> '{}' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
           ON CONFLICT (status_id, archived, labels) DO UPDATE SET n = c.n + excluded.n;
       ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO task_label_counts AS c (status_id, archived, labels, n)
-          SELECT status_id, archived_at IS NOT NULL, task_label_set(labels), -count(*) FROM old_rows
+          SELECT status_id, archived_at IS NOT NULL, labels, -count(*) FROM old_rows
           WHERE labels <> '{}' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
           ON CONFLICT (status_id, archived, labels) DO UPDATE SET n = c.n + excluded.n;
       ELSE
         -- Most updates change neither labels, column nor archiving: the difference is empty and nothing is written.
         INSERT INTO task_label_counts AS c (status_id, archived, labels, n)
           SELECT status_id, archived, labels, sum(d) FROM (
-            SELECT status_id, archived_at IS NOT NULL AS archived, task_label_set(labels) AS labels, 1 AS d FROM new_rows WHERE labels <> '{}'
+            SELECT status_id, archived_at IS NOT NULL AS archived, labels AS labels, 1 AS d FROM new_rows WHERE labels <> '{}'
             UNION ALL
-            SELECT status_id, archived_at IS NOT NULL, task_label_set(labels), -1 FROM old_rows WHERE labels <> '{}'
+            SELECT status_id, archived_at IS NOT NULL, labels, -1 FROM old_rows WHERE labels <> '{}'
           ) x GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
           ON CONFLICT (status_id, archived, labels) DO UPDATE SET n = c.n + excluded.n;
       END IF;
@@ -54,12 +52,11 @@ export async function up(knex: Knex): Promise<void> {
   );
   await knex.raw(`
     INSERT INTO task_label_counts (status_id, archived, labels, n)
-    SELECT status_id, archived_at IS NOT NULL, task_label_set(labels), count(*) FROM tasks WHERE labels <> '{}' GROUP BY 1, 2, 3`);
+    SELECT status_id, archived_at IS NOT NULL, labels, count(*) FROM tasks WHERE labels <> '{}' GROUP BY 1, 2, 3`);
 }
 
 export async function down(knex: Knex): Promise<void> {
   for (const t of ['task_label_counts_insert', 'task_label_counts_update', 'task_label_counts_delete']) await knex.raw(`DROP TRIGGER IF EXISTS ${t} ON tasks`);
   await knex.raw('DROP FUNCTION IF EXISTS task_label_counts_apply()');
   await knex.raw('DROP TABLE IF EXISTS task_label_counts');
-  await knex.raw('DROP FUNCTION IF EXISTS task_label_set(text[])');
 }

@@ -92,7 +92,6 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   if (f.category) q.where('s.category', f.category);
   if (f.types?.length) q.whereIn('tc.type', f.types);
   if (f.priorities?.length) q.whereIn('tc.priority', f.priorities);
-  // The label sets are stored sorted and without repeats; containment does not care about either.
   if (labels) q.whereRaw('tc.labels @> ?::text[]', [f.labels!]);
   if (f.archived !== 'all') q.where('tc.archived', f.archived === 'true');
   return q;
