@@ -192,6 +192,26 @@ describe('reading, filtering and paging', () => {
     }
     expect(titles).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
   });
+
+  it('pages a text search and updatedSince (a top-N of their match sets) by the same cursor, in creation order', async () => {
+    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Synced', key: 'SYN' })).body.data;
+    const old = (await h.call(ws.token, 'POST', '/tasks', { title: 'before the sync', projectId: p.id })).body.data;
+    await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 5; i++) await h.call(ws.token, 'POST', '/tasks', { title: `quokka ${i}`, projectId: p.id });
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&${query}`);
+      expect(r.body.total, query).toBe(5);
+      for (;;) {
+        seen.push(...r.body.data.map((t: any) => t.title));
+        if (!r.body.nextCursor) return seen;
+        r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&${query}&cursor=${r.body.nextCursor}`);
+      }
+    };
+    const want = [0, 1, 2, 3, 4].map((i) => `quokka ${i}`);
+    expect(await walk('q=quokka')).toEqual(want);
+    expect(await walk(`updatedSince=${old.updatedAt}`)).toEqual(want);
+  });
 });
 
 describe('changes, moves and rules', () => {

@@ -8,6 +8,7 @@ import * as webhooks from './006-webhooks.js';
 import * as mcpLinks from './007-mcp-links.js';
 import * as speed from './008-speed.js';
 import * as labelCounts from './009-label-counts.js';
+import * as updatedCovering from './010-updated-covering.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '007-mcp-links': mcpLinks,
   '008-speed': speed,
   '009-label-counts': labelCounts,
+  '010-updated-covering': updatedCovering,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

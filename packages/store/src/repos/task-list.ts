@@ -108,7 +108,7 @@ export function taskListQueries(
   page: PageRequest,
 ): { page: Knex.QueryBuilder; rows: Knex.QueryBuilder; count: Knex.QueryBuilder; offset: number; counters: boolean } {
   const base = filtered(db, f);
-  const rows = base.clone().join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
+  let rows = base.clone().join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   let offset = 0;
   const order = f.orderBy === 'position' ? ['rank', 'id'] : ['id'];
   const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : null;
@@ -120,11 +120,18 @@ export function taskListQueries(
       rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
     }
   } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
-  // A text search counts its whole match set for the total anyway; ordered by an expression of the id (the same
-  // order), its page is a top-N of that set, and the planner cannot walk the id index hoping to meet matches early,
-  // which reads every task when a search matches few or none.
-  if (!keyed && f.q && f.orderBy !== 'position') rows.orderByRaw("tasks.id || ''");
-  else if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
+  if (!keyed && (f.q || f.updatedSince !== undefined) && f.orderBy !== 'position') {
+    // A text search or an updatedSince counts its whole match set for the total anyway (no counters keep either).
+    // Its page is a top-N of that set: the ids first, ordered by an expression of the id (the same order) so the
+    // planner cannot walk the id index hoping to meet matches early (which reads every task when a search matches
+    // few, and nearly every task for the recent changes a sync asks for: they are the newest), from the filter's
+    // own index (index-only for updatedSince); then the page's rows by primary key.
+    const ids = base.clone().select('tasks.id').orderByRaw("tasks.id || ''").limit(page.limit + 1);
+    if (page.after !== undefined) ids.where('tasks.id', '>', page.after);
+    rows = db('tasks').join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT)
+      .whereRaw('tasks.id = any(array(?))', [ids as unknown as Knex.Value]);
+  }
+  if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
   const counters = countedByCounters(f);
   const count = counters ? counterTotal(db, f) : base.clone().select(db.raw('count(*) as total'));
