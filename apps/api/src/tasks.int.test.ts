@@ -218,10 +218,10 @@ describe('changes, moves and rules', () => {
   it('PATCH statusId goes to the top; doneAt set and cleared; updatedAt moves', async () => {
     const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Moves', key: 'MOV' })).body.data;
     const b = p.boards[0];
-    const [t1, t2, t3] = await Promise.all([0, 1, 2].map(async (i) => {
-      await new Promise((r) => setTimeout(r, i * 20));
-      return (await h.call(ws.token, 'POST', '/tasks', { title: `m${i}`, boardId: b.id })).body.data;
-    }));
+    // One after another: started 20 ms apart, creates on a loaded machine could finish out of order.
+    const made: any[] = [];
+    for (let i = 0; i < 3; i++) made.push((await h.call(ws.token, 'POST', '/tasks', { title: `m${i}`, boardId: b.id })).body.data);
+    const [t1, t2, t3] = made;
     const col = async (statusId: string) =>
       (await h.call(ws.token, 'GET', `/tasks?statusId=${statusId}&orderBy=position`)).body.data.map((t: any) => [t.title, t.position]);
     expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m1', 1], ['m2', 2]]);

@@ -9,6 +9,7 @@ import * as mcpLinks from './007-mcp-links.js';
 import * as speed from './008-speed.js';
 import * as labelCounts from './009-label-counts.js';
 import * as updatedCovering from './010-updated-covering.js';
+import * as activeLabels from './011-active-labels.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '008-speed': speed,
   '009-label-counts': labelCounts,
   '010-updated-covering': updatedCovering,
+  '011-active-labels': activeLabels,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

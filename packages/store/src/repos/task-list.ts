@@ -97,6 +97,14 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   return q;
 }
 
+/** True when the filter's other parts are ones tasks_active holds (layout and visibility), so a label walk is index-only. */
+function labelsOnly(f: TaskFilter): boolean {
+  return (
+    !hasExtraFilters(f) && f.assigneeId === undefined && f.reporterId === undefined && f.parentId === undefined &&
+    f.dueBefore === undefined && !f.types?.length && !f.priorities?.length && f.projectId === undefined && !f.visibleProjectIds
+  );
+}
+
 /**
  * The SQL behind GET /tasks, built but not run: `rows` (a page, limit + 1 to see if more follow), `count` (the
  * exact total, from the counters when the filter allows, else counted on the filter's index) and `page`, both in
@@ -120,7 +128,16 @@ export function taskListQueries(
       rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
     }
   } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
-  if (!keyed && (f.q || f.updatedSince !== undefined) && f.orderBy !== 'position') {
+  const topN = !keyed && (f.q || f.updatedSince !== undefined) && f.orderBy !== 'position';
+  if (!keyed && !topN && f.labels?.length && f.orderBy !== 'position' && f.archived === 'false' && labelsOnly(f)) {
+    // A label filter walks the active tasks in id order until it has a page of matches: the ids first, from
+    // tasks_active alone (it holds the labels, the board and the column), then the page's rows by primary key.
+    const ids = base.clone().select('tasks.id').orderBy('tasks.id').limit(page.limit + 1);
+    if (page.after !== undefined) ids.where('tasks.id', '>', page.after);
+    rows = db('tasks').join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT)
+      .whereRaw('tasks.id = any(array(?))', [ids as unknown as Knex.Value]);
+  }
+  if (topN) {
     // A text search or an updatedSince counts its whole match set for the total anyway (no counters keep either).
     // Its page is a top-N of that set: the ids first, ordered by an expression of the id (the same order) so the
     // planner cannot walk the id index hoping to meet matches early (which reads every task when a search matches
