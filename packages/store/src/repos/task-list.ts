@@ -97,14 +97,6 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   return q;
 }
 
-/** True when the filter's other parts are ones tasks_active holds (layout and visibility), so a label walk is index-only. */
-function labelsOnly(f: TaskFilter): boolean {
-  return (
-    !hasExtraFilters(f) && f.assigneeId === undefined && f.reporterId === undefined && f.parentId === undefined &&
-    f.dueBefore === undefined && !f.types?.length && !f.priorities?.length && f.projectId === undefined && !f.visibleProjectIds
-  );
-}
-
 /**
  * The SQL behind GET /tasks, built but not run: `rows` (a page, limit + 1 to see if more follow), `count` (the
  * exact total, from the counters when the filter allows, else counted on the filter's index) and `page`, both in
@@ -116,41 +108,40 @@ export function taskListQueries(
   page: PageRequest,
 ): { page: Knex.QueryBuilder; rows: Knex.QueryBuilder; count: Knex.QueryBuilder; offset: number; counters: boolean } {
   const base = filtered(db, f);
-  let rows = base.clone().join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   let offset = 0;
   const order = f.orderBy === 'position' ? ['rank', 'id'] : ['id'];
   const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : null;
-  if (keyed) keyedOrder(db, rows, keyed, page.after);
-  else if (f.orderBy === 'position') {
-    if (page.after !== undefined) {
-      const [rank, id, index] = parsePosition(page.after, 3, ([r, , i]) => Number.isFinite(Number(r)) && Number.isInteger(Number(i)));
-      offset = Number(index);
-      rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
-    }
-  } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
-  const topN = !keyed && (f.q || f.updatedSince !== undefined) && f.orderBy !== 'position';
-  if (!keyed && !topN && f.labels?.length && f.orderBy !== 'position' && f.archived === 'false' && labelsOnly(f)) {
-    // A label filter walks the active tasks in id order until it has a page of matches: the ids first, from
-    // tasks_active alone (it holds the labels, the board and the column), then the page's rows by primary key.
-    const ids = base.clone().select('tasks.id').orderBy('tasks.id').limit(page.limit + 1);
+  const counters = countedByCounters(f);
+  let rows: Knex.QueryBuilder;
+  // In creation order, two kinds of filter take the page's ids first and then its rows by primary key:
+  // - a text search or an updatedSince counts its whole match set for the total anyway (no counters keep either).
+  //   Its ids are a top-N of that set, ordered by an expression of the id (the same order), so the planner cannot
+  //   walk the id index hoping to meet matches early (which reads every task when a search matches few, and nearly
+  //   every task for the recent changes a sync asks for: they are the newest); for updatedSince from its index alone.
+  // - labels over the layout alone (active tasks, no project): the ids walk tasks_active in id order, which holds
+  //   the labels, the board and the column, so the walk to a page of matches reads no task.
+  const topN = Boolean(f.q) || f.updatedSince !== undefined;
+  const labelWalk = Boolean(f.labels?.length) && counters && f.archived === 'false' && f.projectId === undefined && !f.visibleProjectIds;
+  if (!keyed && f.orderBy !== 'position' && (topN || labelWalk)) {
+    const ids = base.clone().select('tasks.id').limit(page.limit + 1);
+    if (topN) ids.orderByRaw("tasks.id || ''");
+    else ids.orderBy('tasks.id');
     if (page.after !== undefined) ids.where('tasks.id', '>', page.after);
-    rows = db('tasks').join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT)
-      .whereRaw('tasks.id = any(array(?))', [ids as unknown as Knex.Value]);
+    rows = db('tasks').whereRaw('tasks.id = any(array(?))', [ids as unknown as Knex.Value]);
+  } else {
+    rows = base.clone();
+    if (keyed) keyedOrder(db, rows, keyed, page.after);
+    else if (f.orderBy === 'position') {
+      if (page.after !== undefined) {
+        const [rank, id, index] = parsePosition(page.after, 3, ([r, , i]) => Number.isFinite(Number(r)) && Number.isInteger(Number(i)));
+        offset = Number(index);
+        rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
+      }
+    } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
   }
-  if (topN) {
-    // A text search or an updatedSince counts its whole match set for the total anyway (no counters keep either).
-    // Its page is a top-N of that set: the ids first, ordered by an expression of the id (the same order) so the
-    // planner cannot walk the id index hoping to meet matches early (which reads every task when a search matches
-    // few, and nearly every task for the recent changes a sync asks for: they are the newest), from the filter's
-    // own index (index-only for updatedSince); then the page's rows by primary key.
-    const ids = base.clone().select('tasks.id').orderByRaw("tasks.id || ''").limit(page.limit + 1);
-    if (page.after !== undefined) ids.where('tasks.id', '>', page.after);
-    rows = db('tasks').join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT)
-      .whereRaw('tasks.id = any(array(?))', [ids as unknown as Knex.Value]);
-  }
+  rows.join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
-  const counters = countedByCounters(f);
   const count = counters ? counterTotal(db, f) : base.clone().select(db.raw('count(*) as total'));
   // The total and the rows side by side: one row per task, or a single row of nulls beside the total when none match.
   const combined = db
