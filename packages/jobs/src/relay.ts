@@ -51,9 +51,9 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /**
  * Moves committed outbox rows to the queue. Each pass locks a batch of rows (FOR UPDATE SKIP LOCKED, so relays in
  * several processes share the work) and marks them relayed in one statement, then adds their jobs with id
- * `outbox-<row id>` before the transaction commits: if adding fails it rolls back and the rows wait for the next pass. A crash after
- * the add and before the commit relays a row twice, which the queue drops by id. It runs when woken after a
- * commit and on a timer.
+ * `outbox-<row id>` before the transaction commits: if adding fails it rolls back and the rows wait for the next
+ * pass. A crash after the add and before the commit relays a row twice, which the queue drops by id. It runs when
+ * woken after a commit and on a timer.
  */
 export function createOutboxRelay(o: RelayOptions): OutboxRelay {
   const pollMs = o.pollMs ?? 1000;

@@ -33,7 +33,7 @@ export async function up(knex: Knex): Promise<void> {
         -- Most updates change neither labels, column nor archiving: the difference is empty and nothing is written.
         INSERT INTO task_label_counts AS c (status_id, archived, labels, n)
           SELECT status_id, archived, labels, sum(d) FROM (
-            SELECT status_id, archived_at IS NOT NULL AS archived, labels AS labels, 1 AS d FROM new_rows WHERE labels <> '{}'
+            SELECT status_id, archived_at IS NOT NULL AS archived, labels, 1 AS d FROM new_rows WHERE labels <> '{}'
             UNION ALL
             SELECT status_id, archived_at IS NOT NULL, labels, -1 FROM old_rows WHERE labels <> '{}'
           ) x GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
