@@ -10,6 +10,7 @@ import * as speed from './008-speed.js';
 import * as labelCounts from './009-label-counts.js';
 import * as updatedCovering from './010-updated-covering.js';
 import * as activeLabels from './011-active-labels.js';
+import * as notifyCheck from './012-notify-check.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '009-label-counts': labelCounts,
   '010-updated-covering': updatedCovering,
   '011-active-labels': activeLabels,
+  '012-notify-check': notifyCheck,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { type NotificationFilter, type NotificationRecord, type Repos } from '@tt/domain';
 import { columnMap } from '../columns.js';
+import { named } from '../compiled.js';
 import { newId, numOrNull, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
@@ -12,15 +13,13 @@ const NOTIFICATION = columnMap<NotificationRecord>('notifications', {
 
 /**
  * The recipients who may hear of the event, chosen where the rows are: live users of the task's workspace who can
- * see its board, each looked up by primary key. One statement, so a notification job is one round trip. Planned at
- * each run, not prepared: a plan cached while the tables were small would keep scanning them as they grow.
+ * see its board (`notify_allowed`, migration 012, by primary key). One statement, so a notification job is one round
+ * trip, and a prepared one: its own plan (an insert from arrays) does not depend on the tables' sizes.
  */
 const DELIVER = `insert into notifications (id, workspace_id, user_id, kind, task_id, comment_id, actor_id, event_key, created_at)
-  select r.id, t.workspace_id, r.user_id, r.kind, t.id, ?, ?, ?, ?
-  from (select id, workspace_id, board_id from tasks where id = ? and workspace_id = ?) t
-  cross join unnest(?::text[], ?::text[], ?::text[]) as r(id, user_id, kind)
-  where exists (select 1 from users u where u.id = r.user_id and u.workspace_id = t.workspace_id and u.deleted_at is null)
-    and exists (select 1 from boards b where b.id = t.board_id and (b.member_ids is null or r.user_id = any(b.member_ids)))
+  select r.id, ?, r.user_id, r.kind, ?, ?, ?, ?, ?
+  from unnest(?::text[], ?::text[], ?::text[]) as r(id, user_id, kind)
+  where notify_allowed(?, ?, r.user_id)
   on conflict (user_id, event_key) do nothing
   returning id`;
 
@@ -48,9 +47,9 @@ export function notificationRepo(db: Knex): Repos['notifications'] {
   return {
     async deliver(e, recipients) {
       if (!recipients.length) return 0;
-      const { rows } = await db.raw(DELIVER, [
-        e.commentId, e.actorId, e.eventKey, e.createdAt, e.taskId, e.workspaceId,
-        recipients.map(() => newId('ntf')), recipients.map((r) => r.userId), recipients.map((r) => r.kind),
+      const rows = await named(db, DELIVER, [
+        e.workspaceId, e.taskId, e.commentId, e.actorId, e.eventKey, e.createdAt,
+        recipients.map(() => newId('ntf')), recipients.map((r) => r.userId), recipients.map((r) => r.kind), e.taskId, e.workspaceId,
       ]);
       return rows.length;
     },

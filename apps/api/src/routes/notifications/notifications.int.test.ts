@@ -118,6 +118,25 @@ describe('notifications from tasks and comments', () => {
     expect((await h.op('GET', `/users/${gone.id}/notifications`)).body.data.filter((n: any) => n.taskId === open.id)).toEqual([]);
   });
 
+  it('a job about a task since deleted, or naming another workspace, delivers nothing and does not fail', async () => {
+    const doomed = await task(alice, { title: 'Doomed' });
+    await drain();
+    expect((await h.call(alice.token, 'DELETE', `/tasks/${doomed.id}`)).status).toBe(204);
+    const job = { name: 'notify.assigned', timestamp: Date.now(), attempt: 1 };
+    const deleted = { workspaceId: ws.id, taskId: doomed.id, actorId: alice.id, userIds: [bob.id] };
+    expect(await handleJob({ ...job, id: 'outbox-3000000', payload: deleted }, h.runtime.deps)).toEqual({ delivered: 0 });
+    // Another workspace's task, or another workspace's user, is never matched by id alone.
+    const other = await h.workspace();
+    const outsider = await other.user({ login: 'outsider' });
+    const live = await task(alice, { title: 'Live' });
+    await drain();
+    const foreignTask = { workspaceId: other.id, taskId: live.id, actorId: alice.id, userIds: [outsider.id] };
+    expect(await handleJob({ ...job, id: 'outbox-3000001', payload: foreignTask }, h.runtime.deps)).toEqual({ delivered: 0 });
+    const foreignUser = { workspaceId: ws.id, taskId: live.id, actorId: alice.id, userIds: [outsider.id, carol.id] };
+    expect(await handleJob({ ...job, id: 'outbox-3000002', payload: foreignUser }, h.runtime.deps)).toEqual({ delivered: 1 });
+    expect(await kinds(carol, live.id)).toEqual(['assigned']);
+  });
+
   it('a rolled back transaction leaves no job behind', async () => {
     const store = h.runtime.deps.store;
     const pending = await store.outbox.pending();
