@@ -37,7 +37,7 @@ export async function seedTasks(db, workspaceId, userIds, columns, count) {
               -- numbers continue after the warm-up task of the first project
               row_number() over (partition by c.project_id order by g) + case when c.project_id = (select project_id from bench_columns where idx = 0) then 1 else 0 end as number,
               (array['Fix','Add','Remove','Refactor','Document'])[1 + g % 5] || ' ' || (array['login','billing','search','export','import','sync','report'])[1 + (g / 5) % 7]
-                || ' flow ' || g || case when g % 500 = 0 then ' zeppelin' else '' end as title,
+                || ' flow ' || g || case when g % 500 = 1 then ' zeppelin' else '' end as title,
               (array['task','task','task','bug','bug','story','epic'])[1 + (g / 3) % 7] as type,
               (array['highest','high','medium','medium','medium','low','lowest'])[1 + (g / 11) % 7] as priority,
               case when g % 10 < 3 then '{}'::text[]
