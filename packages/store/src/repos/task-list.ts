@@ -112,21 +112,22 @@ export function taskListQueries(
   const order = f.orderBy === 'position' ? ['rank', 'id'] : ['id'];
   const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : null;
   const counters = countedByCounters(f);
-  let rows: Knex.QueryBuilder;
   // In creation order, two kinds of filter take the page's ids first and then its rows by primary key:
   // - a text search or an updatedSince counts its whole match set for the total anyway (no counters keep either).
-  //   Its ids are a top-N of that set, ordered by an expression of the id (the same order), so the planner cannot
-  //   walk the id index hoping to meet matches early (which reads every task when a search matches few, and nearly
-  //   every task for the recent changes a sync asks for: they are the newest); for updatedSince from its index alone.
+  //   The set is read once, into `matches`: the total counts it and the page's ids are a top-N of it, sorted in
+  //   memory, so the planner cannot walk the id index hoping to meet matches early (which reads every task when a
+  //   search matches few, and nearly every task for the recent changes a sync asks for: they are the newest).
   // - labels over the layout alone (active tasks, no project): the ids walk tasks_active in id order, which holds
   //   the labels, the board and the column, so the walk to a page of matches reads no task.
   const topN = Boolean(f.q) || f.updatedSince !== undefined;
   const labelWalk = Boolean(f.labels?.length) && counters && f.archived === 'false' && f.projectId === undefined && !f.visibleProjectIds;
-  if (!keyed && f.orderBy !== 'position' && (topN || labelWalk)) {
-    const ids = base.clone().select('tasks.id').limit(page.limit + 1);
-    if (topN) ids.orderByRaw("tasks.id || ''");
-    else ids.orderBy('tasks.id');
-    if (page.after !== undefined) ids.where('tasks.id', '>', page.after);
+  const idsFirst = !keyed && f.orderBy !== 'position' && (topN || labelWalk);
+  const matches = topN && idsFirst ? base.clone().select('tasks.id') : undefined;
+  let rows: Knex.QueryBuilder;
+  if (idsFirst) {
+    const ids = matches ? db('matches').select('id').orderBy('id') : base.clone().select('tasks.id').orderBy('tasks.id');
+    ids.limit(page.limit + 1);
+    if (page.after !== undefined) ids.where(matches ? 'id' : 'tasks.id', '>', page.after);
     rows = db('tasks').whereRaw('tasks.id = any(array(?))', [ids as unknown as Knex.Value]);
   } else {
     rows = base.clone();
@@ -142,14 +143,19 @@ export function taskListQueries(
   rows.join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
-  const count = counters ? counterTotal(db, f) : base.clone().select(db.raw('count(*) as total'));
+  const count = counters
+    ? counterTotal(db, f)
+    : matches ? db('matches').select(db.raw('count(*) as total')) : base.clone().select(db.raw('count(*) as total'));
   // The total and the rows side by side: one row per task, or a single row of nulls beside the total when none match.
   const combined = db
     .select('c.total', 'r.*')
     .from(count.as('c'))
     .joinRaw('left join lateral ? as r on true', [rows as unknown as Knex.Value])
     .orderBy(keyed ? keyedOuterOrder(keyed) : order.map((c) => ({ column: `r.${c}` })));
-  return { page: combined, rows, count, offset, counters };
+  // The match set is named once, at the top of each statement that reads it (rows and count run alone in the plan test).
+  const withMatches = (q: Knex.QueryBuilder) => (matches ? db.queryBuilder().withMaterialized('matches', matches.clone()).select('*').from(q.clone().as('q')) : q);
+  if (matches) combined.withMaterialized('matches', matches);
+  return { page: combined, rows: withMatches(rows), count: withMatches(count), offset, counters };
 }
 
 /** Runs the page query of a filter: rows, the position after the last one, and the exact total. */
