@@ -6,7 +6,8 @@
 //   pnpm run build && pnpm run bench:floor
 // Env: BENCH_TASKS (100000), BENCH_ROUNDS (2), BENCH_DURATION (10 s per turn), BENCH_CONNECTIONS (10),
 // BENCH_RATE (unset: as fast as each goes), BENCH_ONLY (a regular expression: only the scenarios it matches),
-// BENCH_DATABASE_URL, BENCH_KEEP=1 (keep the seeded database), BENCH_REUSE=1 (use a kept one of the same size).
+// BENCH_DATABASE_URL, BENCH_KEEP=1 (keep the seeded database), BENCH_REUSE=1 (use a kept one of the same size),
+// BENCH_WARMUP (2 s: each side's first turn of a scenario is preceded by this much of the same load, not measured).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -21,6 +22,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 
 async function startFloor(dbName) {
   const port = 3900 + Math.floor(Math.random() * 500);
@@ -48,15 +50,24 @@ async function quiet() {
   }
 }
 
-/** One turn of a scenario: as fast as it goes (autocannon), or open-loop at BENCH_RATE. */
-async function turn(base, token, path) {
+/**
+ * One turn of a scenario: as fast as it goes (autocannon), or open-loop at BENCH_RATE. With `warmup` it first runs
+ * the same load for BENCH_WARMUP seconds and discards it: a server's first requests on a path run unoptimized code
+ * and prepare their statements on each pooled connection, which is start-up, not the steady state measured here.
+ */
+async function turn(base, token, path, warmup = false) {
+  if (warmup && WARMUP > 0) await measureTurn(base, token, path, WARMUP);
+  return measureTurn(base, token, path, DURATION);
+}
+
+async function measureTurn(base, token, path, duration) {
   if (RATE) {
-    const r = await fixedRate({ base, token, rate: RATE, duration: DURATION, connections: CONNECTIONS, path });
+    const r = await fixedRate({ base, token, rate: RATE, duration, connections: CONNECTIONS, path });
     await quiet();
     return r;
   }
   const r = await autocannon({
-    url: base, connections: CONNECTIONS, duration: DURATION, timeout: 10,
+    url: base, connections: CONNECTIONS, duration, timeout: 10,
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }],
     headers: { authorization: `Bearer ${token}` },
   });
@@ -98,8 +109,8 @@ await withSeededApi(DB, TASKS, async ({ api, db, workspaceId, userIds, token, co
       const a = [];
       const b = [];
       for (let round = 0; round < ROUNDS; round++) {
-        a.push(await turn(api.base, token, path));
-        b.push(await turn(floor.base, token, path));
+        a.push(await turn(api.base, token, path, round === 0));
+        b.push(await turn(floor.base, token, path, round === 0));
       }
       const mean = (xs, f) => xs.reduce((s, x) => s + f(x), 0) / xs.length;
       const worst = (xs, p) => Math.max(...xs.map((x) => x[p]));
