@@ -125,9 +125,9 @@ export function taskListQueries(
   const matches = topN && idsFirst ? base.clone().select('tasks.id') : undefined;
   let rows: Knex.QueryBuilder;
   if (idsFirst) {
-    const ids = matches ? db('matches').select('id').orderBy('id') : base.clone().select('tasks.id').orderBy('tasks.id');
-    ids.limit(page.limit + 1);
-    if (page.after !== undefined) ids.where(matches ? 'id' : 'tasks.id', '>', page.after);
+    const id = matches ? 'id' : 'tasks.id';
+    const ids = (matches ? db('matches') : base.clone()).select(id).orderBy(id).limit(page.limit + 1);
+    if (page.after !== undefined) ids.where(id, '>', page.after);
     rows = db('tasks').whereRaw('tasks.id = any(array(?))', [ids as unknown as Knex.Value]);
   } else {
     rows = base.clone();
@@ -143,9 +143,7 @@ export function taskListQueries(
   rows.join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
-  const count = counters
-    ? counterTotal(db, f)
-    : matches ? db('matches').select(db.raw('count(*) as total')) : base.clone().select(db.raw('count(*) as total'));
+  const count = counters ? counterTotal(db, f) : (matches ? db('matches') : base.clone()).select(db.raw('count(*) as total'));
   // The total and the rows side by side: one row per task, or a single row of nulls beside the total when none match.
   const combined = db
     .select('c.total', 'r.*')
@@ -153,9 +151,8 @@ export function taskListQueries(
     .joinRaw('left join lateral ? as r on true', [rows as unknown as Knex.Value])
     .orderBy(keyed ? keyedOuterOrder(keyed) : order.map((c) => ({ column: `r.${c}` })));
   // The match set is named once, at the top of each statement that reads it (rows and count run alone in the plan test).
-  const withMatches = (q: Knex.QueryBuilder) => (matches ? db.queryBuilder().withMaterialized('matches', matches.clone()).select('*').from(q.clone().as('q')) : q);
-  if (matches) combined.withMaterialized('matches', matches);
-  return { page: combined, rows: withMatches(rows), count: withMatches(count), offset, counters };
+  const withMatches = (q: Knex.QueryBuilder) => (matches ? q.clone().withMaterialized('matches', matches) : q);
+  return { page: withMatches(combined), rows: withMatches(rows), count: withMatches(count), offset, counters };
 }
 
 /** Runs the page query of a filter: rows, the position after the last one, and the exact total. */
