@@ -11,13 +11,13 @@ function send(agent, url, path, headers, open) {
     const req = http.request({ agent, host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
       res.resume();
       res.on('end', () => {
-        open.delete(req);
+        open?.delete(req);
         resolve(res.statusCode >= 200 && res.statusCode < 300);
       });
       res.on('error', () => resolve(false));
     });
     req.on('error', () => resolve(false));
-    open.add(req);
+    open?.add(req);
     req.end();
   });
 }
