@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { type NotificationFilter, type NotificationRecord, type Repos } from '@tt/domain';
 import { columnMap } from '../columns.js';
 import { named } from '../compiled.js';
+import { groupCommit, type GroupCommit } from '../group-commit.js';
 import { newId, numOrNull, pageNewestFirst } from '../util.js';
 
 type Row = Record<string, any>;
@@ -13,15 +14,41 @@ const NOTIFICATION = columnMap<NotificationRecord>('notifications', {
 
 /**
  * The recipients who may hear of the event, chosen where the rows are: live users of the task's workspace who can
- * see its board (`notify_allowed`, migration 012, by primary key). One statement, so a notification job is one round
- * trip, and a prepared one: its own plan (an insert from arrays) does not depend on the tables' sizes.
+ * see its board (`notify_allowed`, migration 012, by primary key). One statement for any number of rows, of any
+ * number of events (see `deliveries`), and a prepared one: its own plan (an insert from arrays) does not depend on the
+ * tables' sizes. Returns the ids of the rows written.
  */
 const DELIVER = `insert into notifications (id, workspace_id, user_id, kind, task_id, comment_id, actor_id, event_key, created_at)
-  select r.id, ?, r.user_id, r.kind, ?, ?, ?, ?, ?
-  from unnest(?::text[], ?::text[], ?::text[]) as r(id, user_id, kind)
-  where notify_allowed(?, ?, r.user_id)
+  select r.id, r.workspace_id, r.user_id, r.kind, r.task_id, r.comment_id, r.actor_id, r.event_key, r.created_at
+  from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[])
+    as r(id, workspace_id, user_id, kind, task_id, comment_id, actor_id, event_key, created_at)
+  where notify_allowed(r.task_id, r.workspace_id, r.user_id)
   on conflict (user_id, event_key) do nothing
   returning id`;
+
+type Delivery = Omit<NotificationRecord, 'readAt'>;
+
+/** Writes the rows in one statement; per row, whether it was new. */
+async function insertDeliveries(db: Knex, rows: Delivery[]): Promise<boolean[]> {
+  const column = <K extends keyof Delivery>(k: K) => rows.map((r) => r[k]);
+  const written = await named(db, DELIVER, [
+    column('id'), column('workspaceId'), column('userId'), column('kind'), column('taskId'), column('commentId'),
+    column('actorId'), column('eventKey'), column('createdAt'),
+  ]);
+  const ids = new Set(written.map((r) => r.id as string));
+  return rows.map((r) => ids.has(r.id));
+}
+
+/**
+ * Deliveries on a pool (not inside a transaction) that arrive together are written together: the worker runs many
+ * notification jobs at once, and one statement is one commit instead of one per job (see group-commit.ts).
+ */
+const deliveries = new WeakMap<Knex, GroupCommit<Delivery>>();
+function deliveriesOf(db: Knex): GroupCommit<Delivery> {
+  let group = deliveries.get(db);
+  if (!group) deliveries.set(db, (group = groupCommit((rows) => insertDeliveries(db, rows))));
+  return group;
+}
 
 /** The user's notifications matching the filter; with `visibleTo`, only those about tasks the reading key can see. */
 function inbox(db: Knex, f: NotificationFilter): Knex.QueryBuilder {
@@ -46,12 +73,13 @@ function inbox(db: Knex, f: NotificationFilter): Knex.QueryBuilder {
 export function notificationRepo(db: Knex): Repos['notifications'] {
   return {
     async deliver(e, recipients) {
-      if (!recipients.length) return 0;
-      const rows = await named(db, DELIVER, [
-        e.workspaceId, e.taskId, e.commentId, e.actorId, e.eventKey, e.createdAt,
-        recipients.map(() => newId('ntf')), recipients.map((r) => r.userId), recipients.map((r) => r.kind), e.taskId, e.workspaceId,
-      ]);
-      return rows.length;
+      const rows: Delivery[] = recipients.map((r) => ({
+        id: newId('ntf'), workspaceId: e.workspaceId, userId: r.userId, kind: r.kind, taskId: e.taskId, commentId: e.commentId,
+        actorId: e.actorId, eventKey: e.eventKey, createdAt: e.createdAt,
+      }));
+      if (!rows.length) return 0;
+      if (db.isTransaction) return (await insertDeliveries(db, rows)).filter(Boolean).length;
+      return deliveriesOf(db).write(rows);
     },
     list(f, page) {
       return pageNewestFirst<Row, NotificationRecord>(

@@ -137,6 +137,28 @@ describe('notifications from tasks and comments', () => {
     expect(await kinds(carol, live.id)).toEqual(['assigned']);
   });
 
+  it('jobs run at once are written together, each told its own count, and a failing one fails alone', async () => {
+    const [one, two] = [await task(alice, { title: 'Together 1' }), await task(alice, { title: 'Together 2' })];
+    await drain();
+    const job = (id: string, taskId: string, userIds: string[], actorId = alice.id) =>
+      handleJob({ id, name: 'notify.assigned', timestamp: Date.now(), attempt: 1, payload: { workspaceId: ws.id, taskId, actorId, userIds } }, h.runtime.deps);
+    const results = await Promise.allSettled([
+      job('outbox-4000000', one.id, [bob.id, carol.id]),
+      job('outbox-4000001', two.id, [dave.id]),
+      // An actor that is no user breaks its row's foreign key: that job fails (and is retried by the queue).
+      job('outbox-4000002', two.id, [erin.id], 'usr_nobody'),
+      job('outbox-4000003', two.id, [erin.id]),
+      job('outbox-4000000', one.id, [bob.id, carol.id]),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([
+      { delivered: 2 }, { delivered: 1 }, 'failed', { delivered: 1 }, { delivered: 0 },
+    ]);
+    expect(await kinds(bob, one.id)).toEqual(['assigned']);
+    expect(await kinds(carol, one.id)).toEqual(['assigned']);
+    expect(await kinds(dave, two.id)).toEqual(['assigned']);
+    expect(await kinds(erin, two.id)).toEqual(['assigned']);
+  });
+
   it('a rolled back transaction leaves no job behind', async () => {
     const store = h.runtime.deps.store;
     const pending = await store.outbox.pending();
