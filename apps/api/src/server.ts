@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeServer, createLogger, createRuntime, migrateOnStart, type Runtime, webhookSettings } from '@tt/http';
+import { closeServer, createLogger, createRuntime, listen, migrateOnStart, type Runtime, webhookSettings } from '@tt/http';
 import type { Logger } from 'pino';
 import { createApiApp } from './app.js';
 import { trustProxy, type Config } from './config.js';
@@ -29,9 +29,7 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<ApiSe
     deps: rt.deps, logger, limiter: rt.limiter, adminToken, trustProxy: trustProxy(config.TRUST_PROXY),
     ready: () => rt.ready(), publicUrl: config.PUBLIC_URL, jobs: rt.jobs, metricsToken: config.METRICS_TOKEN,
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
-  });
+  const server = await listen(app, config.PORT, config.HOST);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
   return {

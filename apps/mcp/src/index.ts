@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { closeServer, createLogger, type Runtime } from '@tt/http';
+import { closeServer, createLogger, listen, type Runtime } from '@tt/http';
 import { createMcpApp } from './app.js';
 import { allowedHosts, trustProxy } from './config.js';
 
@@ -33,9 +33,7 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
     runtime, logger, trustProxy: trustProxy(opts.trustProxy), allowedHosts: allowedHosts(process.env.MCP_ALLOWED_HOSTS),
     metrics: opts.metrics === false ? false : { token: opts.metricsToken },
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
+  const server = await listen(app, opts.port, opts.host);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   return {

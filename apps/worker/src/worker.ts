@@ -1,7 +1,6 @@
-import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { closeServer, createLogger, createRuntime, httpMetrics, metricsRoute, type Runtime, webhookSettings } from '@tt/http';
+import { closeServer, createLogger, createRuntime, httpMetrics, listen, metricsRoute, type Runtime, webhookSettings } from '@tt/http';
 import type { WorkerConfig } from './config.js';
 
 /**
@@ -43,9 +42,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
     migrate: false, consumeJobs: true, jobConcurrency: config.WORKER_CONCURRENCY, jobLockDurationMs: config.WORKER_LOCK_DURATION_MS,
     queuePrefix: config.QUEUE_PREFIX, webhooks: webhookSettings(config), webhookConcurrency: config.WEBHOOK_CONCURRENCY,
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = createWorkerApp(runtime, { metricsToken: config.METRICS_TOKEN }).listen(config.WORKER_PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
+  const server = await listen(createWorkerApp(runtime, { metricsToken: config.METRICS_TOKEN }), config.WORKER_PORT, config.HOST);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.WORKER_PORT;
   logger.info({ port, concurrency: config.WORKER_CONCURRENCY, webhookConcurrency: config.WEBHOOK_CONCURRENCY, queue: config.REDIS_URL ? 'bullmq' : 'in-process' }, 'worker listening');
