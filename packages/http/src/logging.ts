@@ -21,6 +21,30 @@ const REQUEST_ID = /^[\w.-]{1,100}$/;
 /** 2xx and 3xx at debug, 4xx at info, 5xx and failures at error. */
 const levelOf = (status: number, failed: boolean): Level => (failed || status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug');
 
+const LOGGER = Symbol('logger');
+const LOG = Symbol('log');
+type Logged = IncomingMessage & { [LOGGER]?: Logger; [LOG]?: Logger };
+const logging = new WeakSet<object>();
+
+/**
+ * Makes `req.log` of the requests with this prototype a getter that binds the request's child logger on first use
+ * (error paths), once per prototype: an accessor defined on each request made V8 keep every request's objects
+ * through young-generation collections (see listen.ts and trackRoutes in metrics.ts).
+ */
+function bindLogs(proto: object): void {
+  if (logging.has(proto)) return;
+  logging.add(proto);
+  Object.defineProperty(proto, 'log', {
+    configurable: true,
+    get(this: Logged) {
+      return (this[LOG] ??= this[LOGGER]?.child({ req: requestFields(this) }));
+    },
+    set(this: Logged, value: Logger | undefined) {
+      this[LOG] = value;
+    },
+  });
+}
+
 /**
  * Request logging with a request id (taken from x-request-id when sane) echoed back. One line per finished request
  * (`request completed` / `request errored`), built only when its level is enabled: a served request at the default
@@ -33,9 +57,8 @@ export function requestLogger(logger: Logger): RequestHandler {
     res.setHeader('x-request-id', id);
     req.id = id;
     const started = Date.now();
-    let log: Logger | undefined;
-    // Bound on first use (error paths), so a request that logs nothing never builds a child logger.
-    Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: () => (log ??= logger.child({ req: requestFields(req) })) });
+    bindLogs(Object.getPrototypeOf(req) as object);
+    (req as Logged)[LOGGER] = logger;
     const done = (err?: unknown) => {
       res.off('finish', done);
       res.off('close', done);
