@@ -35,13 +35,11 @@ export interface ColumnMap<T> {
 export function columnMap<T>(table: string, fields: { [K in keyof T]-?: string | ColumnSpec }): ColumnMap<T> {
   const specs = Object.entries(fields).map(([field, s]) => ({ field, ...(typeof s === 'string' ? { column: s } : (s as ColumnSpec)) }));
   const stored = specs.filter((s) => !s.readOnly);
+  const readers = new Map<string, (row: Row) => T>();
   const readAs = (row: Row, prefix: string): T => {
-    const out: Row = {};
-    for (const s of specs) {
-      const v = row[prefix + s.column];
-      out[s.field] = s.read ? s.read(v) : v;
-    }
-    return out as T;
+    let read = readers.get(prefix);
+    if (!read) readers.set(prefix, (read = rowReader<T>(specs, prefix)));
+    return read(row);
   };
   return {
     table,
@@ -66,4 +64,20 @@ export function columnMap<T>(table: string, fields: { [K in keyof T]-?: string |
       return out;
     },
   };
+}
+
+/**
+ * A function that builds the record of a row as one object literal, compiled once per map and prefix. A record built
+ * field by field in a loop (`out[field] = ...` for 25 fields) falls into V8's dictionary mode: each row of a page then
+ * cost kilobytes of hash table, and every later read and the JSON serialization of it ran the slow path. A literal
+ * has one fixed shape. Field and column names come from the maps in this package, never from input, and are
+ * embedded as JSON string literals.
+ */
+function rowReader<T>(specs: ReadonlyArray<{ field: string; column: string; read?: (v: any) => unknown }>, prefix: string): (row: Row) => T {
+  const fields = specs.map((s, i) => {
+    const value = `row[${JSON.stringify(prefix + s.column)}]`;
+    return `${JSON.stringify(s.field)}: ${s.read ? `read[${i}](${value})` : value}`;
+  });
+  const build = new Function('read', `return function readRow(row) { return { ${fields.join(', ')} }; };`) as (read: unknown[]) => (row: Row) => T;
+  return build(specs.map((s) => s.read));
 }
