@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { pino, type Level, type Logger } from 'pino';
+import { defineOnPrototype } from './request-prototype.js';
 
 export function createLogger(level: string, name: string): Logger {
   return pino({ level, name, redact: ['req.headers.authorization', 'req.headers.cookie'] });
@@ -24,26 +25,16 @@ const levelOf = (status: number, failed: boolean): Level => (failed || status >=
 const LOGGER = Symbol('logger');
 const LOG = Symbol('log');
 type Logged = IncomingMessage & { [LOGGER]?: Logger; [LOG]?: Logger };
-const logging = new WeakSet<object>();
 
-/**
- * Makes `req.log` of the requests with this prototype a getter that binds the request's child logger on first use
- * (error paths), once per prototype: an accessor defined on each request made V8 keep every request's objects
- * through young-generation collections (see listen.ts and trackRoutes in metrics.ts).
- */
-function bindLogs(proto: object): void {
-  if (logging.has(proto)) return;
-  logging.add(proto);
-  Object.defineProperty(proto, 'log', {
-    configurable: true,
-    get(this: Logged) {
-      return (this[LOG] ??= this[LOGGER]?.child({ req: requestFields(this) }));
-    },
-    set(this: Logged, value: Logger | undefined) {
-      this[LOG] = value;
-    },
-  });
-}
+/** `req.log`: the request's child logger, bound on first use (error paths), so a request that logs nothing builds none. */
+const LOG_ACCESSOR = {
+  get(this: Logged) {
+    return (this[LOG] ??= this[LOGGER]?.child({ req: requestFields(this) }));
+  },
+  set(this: Logged, value: unknown) {
+    this[LOG] = value as Logger | undefined;
+  },
+};
 
 /**
  * Request logging with a request id (taken from x-request-id when sane) echoed back. One line per finished request
@@ -57,7 +48,7 @@ export function requestLogger(logger: Logger): RequestHandler {
     res.setHeader('x-request-id', id);
     req.id = id;
     const started = Date.now();
-    bindLogs(Object.getPrototypeOf(req) as object);
+    defineOnPrototype(req, 'log', LOG_ACCESSOR);
     (req as Logged)[LOGGER] = logger;
     const done = (err?: unknown) => {
       res.off('finish', done);

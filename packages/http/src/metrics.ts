@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { auth, DomainError } from '@tt/domain';
+import { defineOnPrototype } from './request-prototype.js';
 import type { JobStats } from '@tt/jobs';
 
 /**
@@ -84,30 +85,19 @@ export function timeToolCall(tool: string): (outcome: ToolOutcome) => void {
 const ROUTE = Symbol('routeTemplate');
 const ROUTE_VALUE = Symbol('route');
 type Tracked = IncomingMessage & { [ROUTE]?: string; [ROUTE_VALUE]?: unknown; path: string; baseUrl: string };
-const tracking = new WeakSet<object>();
 
-/**
- * Makes `req.route` of the requests with this prototype an accessor that also notes the route's template, once per
- * prototype (an app's request prototype: see listen.ts). An accessor defined on each request instead is what V8
- * punishes: it kept every request's objects through young-generation collections (4 MB copied per scavenge at
- * 100 req/s, 5-7 ms pauses).
- */
-function trackRoutes(proto: object): void {
-  if (tracking.has(proto)) return;
-  tracking.add(proto);
-  Object.defineProperty(proto, 'route', {
-    configurable: true,
-    enumerable: true,
-    get(this: Tracked) {
-      return this[ROUTE_VALUE];
-    },
-    set(this: Tracked, value: { path?: unknown } | undefined) {
-      this[ROUTE_VALUE] = value;
-      const path = value && templateOf(value.path, this.path);
-      if (path) this[ROUTE] = joinRoute(this.baseUrl, path);
-    },
-  });
-}
+/** `req.route`, which Express sets when it dispatches to a route: its template is noted then (see httpMetrics). */
+const ROUTE_ACCESSOR = {
+  enumerable: true,
+  get(this: Tracked) {
+    return this[ROUTE_VALUE];
+  },
+  set(this: Tracked, value: unknown) {
+    this[ROUTE_VALUE] = value;
+    const path = value ? templateOf((value as { path?: unknown }).path, this.path) : undefined;
+    if (path) this[ROUTE] = joinRoute(this.baseUrl, path);
+  },
+};
 
 /**
  * Times every request into the histogram. The route template is taken when Express matches a route (req.route set
@@ -118,7 +108,7 @@ function trackRoutes(proto: object): void {
 export function httpMetrics(server: string): RequestHandler {
   return (req, res, next) => {
     const tracked = req as Request & Tracked;
-    trackRoutes(Object.getPrototypeOf(req) as object);
+    defineOnPrototype(req, 'route', ROUTE_ACCESSOR);
     const end = httpRequestDuration.startTimer();
     res.once('finish', () => {
       end({ server, method: req.method, route: tracked[ROUTE] ?? 'unmatched', status: String(res.statusCode) });
