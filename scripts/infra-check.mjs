@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DockerfileParser } from 'dockerfile-ast';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import YAML from 'yaml';
+import { SERVICE_NODE_FLAGS } from './service-node-flags.mjs';
 
 // The tools come from this repository's node_modules, whatever tree is checked.
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,6 +53,15 @@ function checkDockerfile(app) {
   const cmd = runtime.find((i) => i.getKeyword() === 'CMD');
   if (!cmd || !cmd.getTextContent().trim().match(/^CMD\s+\[/)) problem(file, 'CMD must use the exec (JSON) form, so the app gets SIGTERM');
   else if (!cmd.getTextContent().includes('dist/main.js')) problem(file, 'CMD must run the built dist/main.js');
+  else {
+    let argv = [];
+    try {
+      argv = JSON.parse(cmd.getTextContent().trim().replace(/^CMD\s+/, ''));
+    } catch {
+      problem(file, 'CMD is not a JSON array');
+    }
+    for (const flag of SERVICE_NODE_FLAGS) if (!argv.includes(flag)) problem(file, `CMD must pass ${flag} to node (scripts/service-node-flags.mjs)`);
+  }
   if (!text.includes(`--filter "@tt/${app}..."`) || !text.includes('--frozen-lockfile')) problem(file, `must install @tt/${app} from the frozen lockfile`);
   if (!text.includes(`deploy --prod`)) problem(file, 'the runtime stage must get a pruned production tree (pnpm deploy --prod)');
   for (const copy of df.getCOPYs()) {
@@ -202,6 +212,13 @@ async function checkKubernetes() {
   for (const { file, obj } of byKind('ConfigMap')) if (obj.data?.MIGRATE_ON_START !== 'false') problem(file, 'MIGRATE_ON_START must be "false" (the Job migrates)');
 }
 
+/** `npm start` (the root package.json's "serve") starts the embedded service with the same V8 flags as the images. */
+function checkServe() {
+  const file = path.join(ROOT, 'package.json');
+  const serve = String(JSON.parse(read(file)).scripts?.serve ?? '').split(/\s+/);
+  for (const flag of SERVICE_NODE_FLAGS) if (!serve.includes(flag)) problem(file, `scripts.serve must pass ${flag} to node (scripts/service-node-flags.mjs)`);
+}
+
 /** Checks infra/ of the repository at `root`; resolves {files, problems}. */
 export async function checkInfra(root = HERE) {
   ROOT = root;
@@ -209,6 +226,7 @@ export async function checkInfra(root = HERE) {
   problems = [];
   checked = new Set();
   for (const app of APPS) checkDockerfile(app);
+  checkServe();
   checkCompose();
   await checkKubernetes();
   return { files: [...checked], problems: [...problems] };

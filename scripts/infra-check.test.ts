@@ -7,7 +7,7 @@ import { checkInfra } from './infra-check.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // What infra-check reads outside infra/: the manifests the Dockerfiles copy and the apps' build configs.
-const NEEDED = ['infra', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', ...['api', 'mcp', 'worker'].flatMap((a) => [`apps/${a}/package.json`, `apps/${a}/tsup.config.ts`])];
+const NEEDED = ['infra', 'package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', ...['api', 'mcp', 'worker'].flatMap((a) => [`apps/${a}/package.json`, `apps/${a}/tsup.config.ts`])];
 
 let tmp: string;
 beforeAll(() => {
@@ -50,6 +50,8 @@ describe('infra-check', () => {
     ['no-scrape', 'infra/k8s/worker.yaml', (t: string) => t.replace('prometheus.io/port: "3002"', 'prometheus.io/port: "9999"'), /task-tracker-worker: pod annotations prometheus.io/],
     ['compose-scrape', 'infra/compose.yaml', (t: string) => t.replace('prometheus.io/port: "3001"', 'prometheus.io/port: "3000"'), /mcp needs labels prometheus.io/],
     ['public-metrics', 'infra/k8s/ingress.yaml', (t: string) => t.replace('path: /\n            pathType: Exact', 'path: /\n            pathType: Prefix'), /would publish \/metrics/],
+    ['gc-flags', 'infra/docker/api.Dockerfile', (t: string) => t.replace('"--min-semi-space-size=32", ', ''), /CMD must pass --min-semi-space-size=32/],
+    ['serve-flags', 'package.json', (t: string) => t.replace('--max-semi-space-size=32 ', ''), /scripts.serve must pass --max-semi-space-size=32/],
     ['proxy-metrics', 'infra/nginx/api.conf', (t: string) => t.replace('location = /metrics', 'location = /other'), /must refuse \/metrics/],
   ])('finds the problem in %s', async (name, file, edit, expected) => {
     const { problems } = await checkInfra(variant(name, file, edit));
