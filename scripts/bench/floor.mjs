@@ -7,12 +7,15 @@
 // Env: BENCH_TASKS (100000), BENCH_ROUNDS (2), BENCH_DURATION (10 s per turn), BENCH_CONNECTIONS (10),
 // BENCH_RATE (unset: as fast as each goes), BENCH_ONLY (a regular expression: only the scenarios it matches),
 // BENCH_DATABASE_URL, BENCH_KEEP=1 (keep the seeded database), BENCH_REUSE=1 (use a kept one of the same size),
-// BENCH_WARMUP (2 s: each side's first turn of a scenario is preceded by this much of the same load, not measured).
+// BENCH_WARMUP (5 s: each side's first turn of a scenario is preceded by this much of the same request, as fast as it
+// goes, not measured), BENCH_NODE_ARGS (more node flags for both servers), BENCH_API_STDOUT=1 (the API's stdout, for
+// a --trace-gc in BENCH_NODE_ARGS, say). With BENCH_RATE the load generator runs in a process of its own
+// (fixedRateApart in fixed-rate.mjs).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { fixedRate } from './fixed-rate.mjs';
-import { databaseUrl, ROOT } from './lib.mjs';
+import { fixedRateApart } from './fixed-rate.mjs';
+import { databaseUrl, nodeArgs, ROOT } from './lib.mjs';
 import { withSeededApi } from './seed.mjs';
 
 const DB = 'tt_bench_floor';
@@ -22,11 +25,11 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 
 async function startFloor(dbName) {
   const port = 3900 + Math.floor(Math.random() * 500);
-  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bench', 'floor-server.mjs')], {
+  const child = spawn(process.execPath, [...nodeArgs(), join(ROOT, 'scripts', 'bench', 'floor-server.mjs')], {
     env: { ...process.env, DATABASE_URL: databaseUrl(dbName), PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -51,21 +54,31 @@ async function quiet() {
 }
 
 /**
- * One turn of a scenario: as fast as it goes (autocannon), or open-loop at BENCH_RATE. With `warmup` it first runs
- * the same load for BENCH_WARMUP seconds and discards it: a server's first requests on a path run unoptimized code
- * and prepare their statements on each pooled connection, which is start-up, not the steady state measured here.
+ * One turn of a scenario: as fast as it goes (autocannon), or open-loop at BENCH_RATE. With `warmup` it first sends
+ * the same request as fast as it goes for BENCH_WARMUP seconds and discards that: a server's first requests on a path
+ * run unoptimized code and prepare their statements on each pooled connection, which is start-up, not the steady state
+ * measured here. V8 optimizes a path's functions over its first thousand or so requests: 2 s at 100 req/s (200
+ * requests) left the 1 000 000-task `q` p99 at 17 to 25 ms, 12 s (1 200) at 10 to 13 ms. Closed-loop, a fast side
+ * gets its thousands of requests in a few seconds and a slow one (the floor's counting lists) builds no backlog.
  */
 async function turn(base, token, path, warmup = false) {
-  if (warmup && WARMUP > 0) await measureTurn(base, token, path, WARMUP);
+  if (warmup && WARMUP > 0) {
+    await closedLoop(base, token, path, WARMUP);
+    await quiet();
+  }
   return measureTurn(base, token, path, DURATION);
 }
 
 async function measureTurn(base, token, path, duration) {
   if (RATE) {
-    const r = await fixedRate({ base, token, rate: RATE, duration, connections: CONNECTIONS, path });
+    const r = await fixedRateApart({ base, token, rate: RATE, duration, connections: CONNECTIONS, path });
     await quiet();
     return r;
   }
+  return closedLoop(base, token, path, duration);
+}
+
+async function closedLoop(base, token, path, duration) {
   const r = await autocannon({
     url: base, connections: CONNECTIONS, duration, timeout: 10,
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }],

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { openDatabase } from '../../packages/store/src/index.ts';
+import { SERVICE_NODE_FLAGS } from '../service-node-flags.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ADMIN_TOKEN = 'bench-operator-token-0123456789';
@@ -50,8 +51,11 @@ export function freePort() {
   });
 }
 
-/** Node options for the servers a benchmark starts, from BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof"). */
-export const nodeArgs = () => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/**
+ * Node options for the servers a benchmark starts (the API, its floor, the worker): the services' own flags, as in
+ * production, then BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof").
+ */
+export const nodeArgs = () => [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 /** Starts the built API (apps/api/dist/main.js) on the database, with the rate limit out of the way. */
 export async function startBuiltApi(dbName) {
@@ -64,7 +68,7 @@ export async function startBuiltApi(dbName) {
   };
   if (process.env.BENCH_REDIS_URL) env.REDIS_URL = process.env.BENCH_REDIS_URL;
   else delete env.REDIS_URL;
-  const child = spawn(process.execPath, [...nodeArgs(), main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(), main], { env, stdio: ['ignore', process.env.BENCH_API_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { ADMIN_TOKEN, ROOT, benchWorkspace, call, databaseUrl, freshDatabase, openDatabase, startBuiltApi } from './lib.mjs';
+import { ADMIN_TOKEN, ROOT, benchWorkspace, call, databaseUrl, freshDatabase, nodeArgs, openDatabase, startBuiltApi } from './lib.mjs';
 
 const DB = 'tt_bench_notify';
 const COMMENTS = Number(process.env.BENCH_COMMENTS ?? 3000);
@@ -35,7 +35,7 @@ async function startWorker() {
     ...process.env, DATABASE_URL: databaseUrl(DB), REDIS_URL, QUEUE_PREFIX: PREFIX, WORKER_CONCURRENCY: CONCURRENCY, WORKER_PORT: '0',
     HOST: '127.0.0.1', LOG_LEVEL: 'warn',
   };
-  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(), main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return { stop: async () => (child.kill('SIGTERM'), await exited) };
 }
