@@ -68,7 +68,7 @@ export async function fixedRate({ base, token, rate, duration, connections, path
     const ms = (x) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : Infinity);
     return {
       rps: answered / elapsed, p50: ms(percentile(sorted, 50)), p90: ms(percentile(sorted, 90)),
-      p99: ms(percentile(sorted, 99)), max: ms(sorted.at(-1)), bad, latencies,
+      p99: ms(percentile(sorted, 99)), max: ms(sorted.at(-1)), bad,
     };
   } finally {
     agent.destroy();
