@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Repos, Store } from '@tt/domain';
-import { keyRepo, labelRepo, teamRepo, userRepo, workspaceRepo } from './repos/company.js';
+import { keyRepo } from './repos/keys.js';
+import { labelRepo, teamRepo, userRepo, workspaceRepo } from './repos/people.js';
 import { boardRepo, projectRepo } from './repos/projects.js';
 import { docRepo, docSpaceRepo } from './repos/docs.js';
 import { meetingFolderRepo, meetingRepo } from './repos/meetings.js';

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { Knex } from 'knex';
-import type { PageRequest, PageResult } from '@tt/domain';
+import { DomainError, type PageRequest, type PageResult } from '@tt/domain';
 import { parsePosition, position } from './position.js';
 
 // The random part of ids from the system's CSPRNG, drawn a pool at a time: ulid's own source asks the system for one
@@ -21,6 +21,7 @@ export const newId = (prefix: string): string => `${prefix}_${ulid(undefined, ra
 
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+export const orNull = (v: unknown): unknown => v ?? null;
 
 /** Day columns come back as Date from pg and as string or Date from PGlite; always YYYY-MM-DD. */
 export function dayOrNull(v: unknown): string | null {
@@ -38,6 +39,12 @@ export function isCalendarDay(s: string): boolean {
 }
 
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Maps a unique violation to a business-rule refusal. */
+export function uniqueAsRejected(e: unknown, message: string): never {
+  if ((e as { code?: string }).code === '23505') throw new DomainError('rejected', message);
+  throw e;
+}
 
 /** Keyset page by id over a base query; the count uses the same filters. */
 export async function pageById<R, T>(

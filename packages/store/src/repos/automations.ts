@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AutomationRecord, Repos } from '@tt/domain';
 import { columnMap } from '../columns.js';
 import { newId } from '../util.js';
-import { userRepo } from './company.js';
+import { userRepo } from './people.js';
 
 const AUTOMATION = columnMap<AutomationRecord>('automations', {
   id: 'id', workspaceId: 'workspace_id', boardId: 'board_id', ownerId: 'owner_id', trigger: 'trigger', statusId: { column: 'status_id', read: (v) => v ?? null },

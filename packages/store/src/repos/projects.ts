@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import type { BoardRecord, ProjectRecord, Repos, StatusRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
 import { compiled } from '../compiled.js';
-import { newId, num, pageById } from '../util.js';
-import { uniqueAsRejected } from './company.js';
+import { newId, num, pageById, uniqueAsRejected } from '../util.js';
 
 type Row = Record<string, any>;
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { RANK_STEP, type Repos } from '@tt/domain';
 import { named } from '../compiled.js';
-import { LABELS_INSERT } from './company.js';
+import { LABELS_INSERT } from './people.js';
 import { OUTBOX_INSERT, outboxValues } from './outbox.js';
 import { newId, pageById } from '../util.js';
 import { ATTACHMENT, COMMENT, TASK, TASK_SELECT, viewTask } from './task-columns.js';

@@ -1,24 +1,17 @@
 import type { Knex } from 'knex';
-import { DomainError, type KeyRecord, type Repos, type TeamRecord, type UserRecord, type WorkspaceRecord } from '@tt/domain';
+import type { Repos, TeamRecord, UserRecord, WorkspaceRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
 import { compiled, named } from '../compiled.js';
-import { escapeLike, newId, numOrNull, pageById } from '../util.js';
+import { escapeLike, newId, numOrNull, orNull, pageById } from '../util.js';
 
 type Row = Record<string, any>;
 
-const orNull = (v: unknown) => v ?? null;
-
-const WORKSPACE = columnMap<WorkspaceRecord>('workspaces', {
+export const WORKSPACE = columnMap<WorkspaceRecord>('workspaces', {
   id: 'id', name: 'name', plan: 'plan', timezone: 'timezone', memberKeysEnabled: 'member_keys_enabled',
 });
-const USER = columnMap<UserRecord>('users', {
+export const USER = columnMap<UserRecord>('users', {
   id: 'id', workspaceId: 'workspace_id', name: 'name', login: 'login', role: 'role', isAdmin: 'is_admin',
   teamIds: { column: 'team_ids', readOnly: true, read: (v) => v ?? [] }, deletedAt: { column: 'deleted_at', read: numOrNull },
-});
-const KEY = columnMap<KeyRecord>('api_keys', {
-  id: 'id', workspaceId: 'workspace_id', userId: 'user_id', scopes: 'scopes', projectIds: { column: 'project_ids', read: orNull },
-  expiresAt: { column: 'expires_at', read: numOrNull }, allowedIps: 'allowed_ips', revokedAt: { column: 'revoked_at', read: numOrNull },
-  createdAt: { column: 'created_at', read: Number },
 });
 const TEAM = columnMap<TeamRecord>('teams', {
   id: 'id', workspaceId: 'workspace_id', name: 'name', description: 'description', leadId: { column: 'lead_id', read: orNull },
@@ -26,10 +19,9 @@ const TEAM = columnMap<TeamRecord>('teams', {
 });
 const workspace = WORKSPACE.read;
 const user = USER.read;
-const key = KEY.read;
 const team = TEAM.read;
 
-const TEAM_IDS = `coalesce((select array_agg(tm.team_id order by tm.team_id) from team_members tm where tm.user_id = users.id), '{}') as team_ids`;
+export const TEAM_IDS = `coalesce((select array_agg(tm.team_id order by tm.team_id) from team_members tm where tm.user_id = users.id), '{}') as team_ids`;
 const MEMBER_IDS = `coalesce((select array_agg(tm.user_id order by tm.user_id) from team_members tm where tm.team_id = teams.id), '{}') as member_ids`;
 
 export function workspaceRepo(db: Knex): Repos['workspaces'] {
@@ -122,49 +114,6 @@ export const LABELS_INSERT = 'insert into labels (workspace_id, name) select ?, 
 const usersByIds = compiled((db, workspaceId: string, ids: string[]) =>
   db('users').select('users.*', db.raw(TEAM_IDS)).where({ workspace_id: workspaceId }).whereRaw('id = any(?)', [ids]));
 
-/** The key of a request with its user (and teams) and workspace: built once, then only bound (see compiled). */
-const keyStatement = compiled((db: Knex, tokenHash: string) =>
-  db('api_keys')
-    .join('users', 'users.id', 'api_keys.user_id')
-    .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-    .where('api_keys.token_hash', tokenHash)
-    .first([
-      ...KEY.select(), ...USER.selectAs('u_'), db.raw(TEAM_IDS.replace(' as team_ids', ' as u_team_ids')), ...WORKSPACE.selectAs('w_'),
-      db.raw('exists (select 1 from webhooks wh where wh.workspace_id = workspaces.id and wh.active) as w_webhooks'),
-    ]),
-);
-
-export function keyRepo(db: Knex): Repos['keys'] {
-  return {
-    async create(input) {
-      const [row] = await db('api_keys')
-        .insert({ ...KEY.write({ ...input, id: newId('key'), createdAt: Date.now() }), token_hash: input.tokenHash })
-        .returning('*');
-      return key(row);
-    },
-    async byHash(tokenHash) {
-      const row = await db('api_keys').where({ token_hash: tokenHash }).first();
-      return row ? key(row) : undefined;
-    },
-    async authenticate(tokenHash) {
-      // Key, user (with teams) and workspace in one round trip; nothing cached, so a revoked key fails at once.
-      const [row] = await keyStatement(db, tokenHash);
-      return row && { key: KEY.read(row), user: USER.readAs(row, 'u_'), workspace: WORKSPACE.readAs(row, 'w_'), webhooks: row.w_webhooks === true };
-    },
-    async get(id) {
-      const row = await db('api_keys').where({ id }).first();
-      return row ? key(row) : undefined;
-    },
-    async update(id, patch) {
-      const [row] = await db('api_keys').where({ id }).update({ expires_at: patch.expiresAt }).returning('*');
-      return row ? key(row) : undefined;
-    },
-    async revoke(id, at) {
-      return (await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at })) > 0;
-    },
-  };
-}
-
 export function labelRepo(db: Knex): Repos['labels'] {
   return {
     async list(workspaceId) {
@@ -175,10 +124,4 @@ export function labelRepo(db: Knex): Repos['labels'] {
       await named(db, LABELS_INSERT, [workspaceId, names]);
     },
   };
-}
-
-/** Maps a unique violation to a business-rule refusal. */
-export function uniqueAsRejected(e: unknown, message: string): never {
-  if ((e as { code?: string }).code === '23505') throw new DomainError('rejected', message);
-  throw e;
 }
