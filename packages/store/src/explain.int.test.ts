@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListTasksQuery, SCOPES, tasks as taskService, type Actor, type Deps, type TaskFilter } from '@tt/domain';
 import { isPglite, migrate, openDatabase } from './db.js';
-import { taskListQueries } from './repos/tasks.js';
+import { taskListQueries } from './repos/tasks/index.js';
 import { createStore } from './store.js';
 import { createTestDatabaseUrl, dropTestDatabase } from './testing.js';
 import { newId } from './util.js';

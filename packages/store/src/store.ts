@@ -6,7 +6,7 @@ import { boardRepo, projectRepo } from './repos/projects.js';
 import { docRepo, docSpaceRepo } from './repos/docs.js';
 import { meetingFolderRepo, meetingRepo } from './repos/meetings.js';
 import { timeLogRepo } from './repos/time.js';
-import { attachmentRepo, commentRepo, taskRepo } from './repos/tasks.js';
+import { attachmentRepo, commentRepo, taskRepo } from './repos/tasks/index.js';
 import { automationRepo } from './repos/automations.js';
 import { notificationRepo } from './repos/notifications.js';
 import { outboxRepo } from './repos/outbox.js';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Indexes for the task orders added for agents (priority, due day, last update): each is a keyset over the same
- * expression as the query (repos/task-query.ts), on active tasks of a workspace, so ordered pages stay index scans.
+ * expression as the query (repos/tasks/query.ts), on active tasks of a workspace, so ordered pages stay index scans.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(

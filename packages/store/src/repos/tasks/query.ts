@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { TaskFilter } from '@tt/domain';
-import { parsePosition, position } from '../position.js';
-import { dayOrNull, isCalendarDay } from '../util.js';
+import { parsePosition, position } from '../../position.js';
+import { dayOrNull, isCalendarDay } from '../../util.js';
 
 /**
  * The task-list parts beyond the original GET /tasks: column and category lists, a due-after bound, and the

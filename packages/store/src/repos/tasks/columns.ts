@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { AttachmentRecord, CommentRecord, TaskDetails, TaskRecord, TimeLogRecord } from '@tt/domain';
-import { columnMap } from '../columns.js';
-import { compiled } from '../compiled.js';
-import { dayOrNull, num, numOrNull } from '../util.js';
+import { columnMap } from '../../columns.js';
+import { compiled } from '../../compiled.js';
+import { dayOrNull, num, numOrNull } from '../../util.js';
 
 type Row = Record<string, any>;
 

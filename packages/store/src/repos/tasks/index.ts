@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import { RANK_STEP, type Repos } from '@tt/domain';
-import { named } from '../compiled.js';
-import { LABELS_INSERT } from './people.js';
-import { OUTBOX_INSERT, outboxValues } from './outbox.js';
-import { newId, pageById } from '../util.js';
-import { ATTACHMENT, COMMENT, TASK, TASK_SELECT, viewTask } from './task-columns.js';
-import { listTasks } from './task-list.js';
+import { named } from '../../compiled.js';
+import { LABELS_INSERT } from '../people.js';
+import { OUTBOX_INSERT, outboxValues } from '../outbox.js';
+import { newId, pageById } from '../../util.js';
+import { ATTACHMENT, COMMENT, TASK, TASK_SELECT, viewTask } from './columns.js';
+import { listTasks } from './list.js';
 
-export { taskListQueries } from './task-list.js';
+export { taskListQueries } from './list.js';
 
 type Row = Record<string, any>;
 

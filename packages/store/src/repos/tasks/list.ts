@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { PageRequest, PageResult, TaskFilter, TaskRecord } from '@tt/domain';
-import { parsePosition, position } from '../position.js';
-import { num } from '../util.js';
-import { SUMMARY_SELECT, TASK } from './task-columns.js';
-import { extraFilters, hasExtraFilters, isKeyedOrder, keyedNext, keyedOrder, keyedOuterOrder } from './task-query.js';
+import { parsePosition, position } from '../../position.js';
+import { num } from '../../util.js';
+import { SUMMARY_SELECT, TASK } from './columns.js';
+import { extraFilters, hasExtraFilters, isKeyedOrder, keyedNext, keyedOrder, keyedOuterOrder } from './query.js';
 
 type Row = Record<string, any>;
 
