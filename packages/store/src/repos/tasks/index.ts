@@ -3,8 +3,8 @@ import { RANK_STEP, type Repos } from '@tt/domain';
 import { named } from '../../compiled.js';
 import { LABELS_INSERT } from '../people.js';
 import { OUTBOX_INSERT, outboxValues } from '../outbox.js';
-import { newId, pageById } from '../../util.js';
-import { ATTACHMENT, COMMENT, TASK, TASK_SELECT, viewTask } from './columns.js';
+import { newId } from '../../util.js';
+import { ATTACHMENT, TASK, TASK_SELECT, viewTask } from './columns.js';
 import { listTasks } from './list.js';
 
 export { taskListQueries } from './list.js';
@@ -116,40 +116,6 @@ export function taskRepo(db: Knex): Repos['tasks'] {
         [id],
       );
       return (res.rows as Row[]).map((r) => r.id as string);
-    },
-  };
-}
-
-export function commentRepo(db: Knex): Repos['comments'] {
-  return {
-    async insert(c) {
-      const [row] = await db('comments').insert(COMMENT.write({ ...c, id: newId('cmt') })).returning('*');
-      return COMMENT.read(row);
-    },
-    async get(taskId, id) {
-      const row = await db('comments').where({ task_id: taskId, id }).first();
-      return row ? COMMENT.read(row) : undefined;
-    },
-    async find(workspaceId, id) {
-      const row = await db('comments').where({ workspace_id: workspaceId, id }).first();
-      return row ? COMMENT.read(row) : undefined;
-    },
-    list(taskId, page) {
-      return pageById(db('comments').where({ task_id: taskId }), 'comments.id', page, COMMENT.read);
-    },
-    async newest(taskId, page) {
-      const base = db('comments').where({ task_id: taskId });
-      const rowsQ = base.clone().select('*').orderBy('id', 'desc').limit(page.limit + 1);
-      if (page.after !== undefined) rowsQ.where('id', '<', page.after);
-      const rows = (await rowsQ) as Array<Record<string, unknown>>;
-      const countRow = (await base.clone().count({ n: '*' }).first()) as { n: unknown } | undefined;
-      const kept = rows.slice(0, page.limit);
-      const last = kept[kept.length - 1];
-      return { rows: kept.map(COMMENT.read), next: rows.length > page.limit && last ? String(last.id) : null, total: Number(countRow?.n ?? 0) };
-    },
-    async latest(taskId, n) {
-      const rows = await db('comments').where({ task_id: taskId }).orderBy('id', 'desc').limit(n);
-      return rows.reverse().map(COMMENT.read);
     },
   };
 }
