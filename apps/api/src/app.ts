@@ -11,7 +11,7 @@ import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
 import { docsPages } from './docs-page.js';
 import { buildOpenApi, buildOperatorOpenApi } from './openapi.js';
-import { companyRoutes } from './routes/company/company.routes.js';
+import { peopleRoutes } from './routes/people/people.routes.js';
 import { projectRoutes } from './routes/projects/projects.routes.js';
 import { docRoutes } from './routes/docs/docs.routes.js';
 import { meetingRoutes } from './routes/meetings/meetings.routes.js';
@@ -57,7 +57,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   const registry = new OpenAPIRegistry();
   const v1 = express.Router();
   const routes = new Routes(v1, registry, '/v1');
-  companyRoutes(routes, a.deps);
+  peopleRoutes(routes, a.deps);
   projectRoutes(routes, a.deps);
   taskRoutes(routes, a.deps);
   notificationRoutes(routes, a.deps);
