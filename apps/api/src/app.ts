@@ -16,6 +16,8 @@ import { projectRoutes } from './routes/projects/projects.routes.js';
 import { docRoutes } from './routes/docs/docs.routes.js';
 import { meetingRoutes } from './routes/meetings/meetings.routes.js';
 import { taskRoutes } from './routes/tasks/tasks.routes.js';
+import { contextRoutes } from './routes/context/context.routes.js';
+import { commentRoutes } from './routes/comments/comments.routes.js';
 import { notificationRoutes } from './routes/notifications/notifications.routes.js';
 import { timeRoutes } from './routes/time/time.routes.js';
 
@@ -60,6 +62,8 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   peopleRoutes(routes, a.deps);
   projectRoutes(routes, a.deps);
   taskRoutes(routes, a.deps);
+  contextRoutes(routes, a.deps);
+  commentRoutes(routes, a.deps);
   notificationRoutes(routes, a.deps);
   timeRoutes(routes, a.deps);
   docRoutes(routes, a.deps);
