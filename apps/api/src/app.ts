@@ -4,9 +4,7 @@ import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
 import { auth, DomainError, type Deps } from '@tt/domain';
 import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
-import { adminRoutes } from './admin/admin.routes.js';
-import { automationAdminRoutes } from './admin/automations.routes.js';
-import { webhookAdminRoutes } from './admin/webhooks.routes.js';
+import { operatorRoutes } from './admin/index.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
 import { docsPages } from './docs-page.js';
@@ -95,9 +93,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   // The operator API is described too (GET /admin/v1/openapi.json, behind the operator token): tests fuzz it from there.
   const operatorRegistry = new OpenAPIRegistry();
   const operator = new Routes(adminRouter, operatorRegistry, '/admin/v1');
-  adminRoutes(operator, a.deps);
-  automationAdminRoutes(operator, a.deps, a.jobs);
-  webhookAdminRoutes(operator, a.deps);
+  operatorRoutes(operator, a.deps, a.jobs);
   const operatorOpenapi = buildOperatorOpenApi(operatorRegistry, a.publicUrl ?? '/');
   adminRouter.get('/openapi.json', (_req, res) => void res.json(operatorOpenapi));
   app.use(
