@@ -4,18 +4,18 @@ import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
 import { auth, DomainError, type Deps } from '@tt/domain';
 import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
-import { adminRoutes } from './admin/admin.routes.js';
-import { automationAdminRoutes } from './admin/automations.routes.js';
-import { webhookAdminRoutes } from './admin/webhooks.routes.js';
+import { operatorRoutes } from './admin/index.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
 import { docsPages } from './docs-page.js';
 import { buildOpenApi, buildOperatorOpenApi } from './openapi.js';
-import { companyRoutes } from './routes/company/company.routes.js';
+import { peopleRoutes } from './routes/people/people.routes.js';
 import { projectRoutes } from './routes/projects/projects.routes.js';
 import { docRoutes } from './routes/docs/docs.routes.js';
 import { meetingRoutes } from './routes/meetings/meetings.routes.js';
 import { taskRoutes } from './routes/tasks/tasks.routes.js';
+import { contextRoutes } from './routes/context/context.routes.js';
+import { commentRoutes } from './routes/comments/comments.routes.js';
 import { notificationRoutes } from './routes/notifications/notifications.routes.js';
 import { timeRoutes } from './routes/time/time.routes.js';
 
@@ -57,9 +57,11 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   const registry = new OpenAPIRegistry();
   const v1 = express.Router();
   const routes = new Routes(v1, registry, '/v1');
-  companyRoutes(routes, a.deps);
+  peopleRoutes(routes, a.deps);
   projectRoutes(routes, a.deps);
   taskRoutes(routes, a.deps);
+  contextRoutes(routes, a.deps);
+  commentRoutes(routes, a.deps);
   notificationRoutes(routes, a.deps);
   timeRoutes(routes, a.deps);
   docRoutes(routes, a.deps);
@@ -91,9 +93,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   // The operator API is described too (GET /admin/v1/openapi.json, behind the operator token): tests fuzz it from there.
   const operatorRegistry = new OpenAPIRegistry();
   const operator = new Routes(adminRouter, operatorRegistry, '/admin/v1');
-  adminRoutes(operator, a.deps);
-  automationAdminRoutes(operator, a.deps, a.jobs);
-  webhookAdminRoutes(operator, a.deps);
+  operatorRoutes(operator, a.deps, a.jobs);
   const operatorOpenapi = buildOperatorOpenApi(operatorRegistry, a.publicUrl ?? '/');
   adminRouter.get('/openapi.json', (_req, res) => void res.json(operatorOpenapi));
   app.use(

@@ -1,11 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerResources } from './resources.js';
-import { listProjects, listUsers, whoami } from './tools/company-tools.js';
-import { getTask, searchTasks } from './tools/task-read-tools.js';
-import { addComment, createTask, createTaskFromAgreement, moveTask, updateTask } from './tools/task-write-tools.js';
-import { createDoc, getDoc, listDocs, updateDoc } from './tools/doc-tools.js';
-import { getMeeting, listMeetings } from './tools/meeting-tools.js';
-import { logTime, timeReport } from './tools/time-tools.js';
+import { addComment } from './tools/comments.js';
+import { createDoc, getDoc, listDocs, updateDoc } from './tools/docs.js';
+import { createTaskFromAgreement, getMeeting, listMeetings } from './tools/meetings.js';
+import { listUsers, whoami } from './tools/people.js';
+import { listProjects } from './tools/projects.js';
+import { getTask, searchTasks } from './tools/tasks.js';
+import { createTask, moveTask, updateTask } from './tools/tasks-write.js';
+import { logTime, timeReport } from './tools/time.js';
 import { registerTools, type ToolContext, type ToolDef } from './tool.js';
 import { CONVENTION } from './untrusted.js';
 

@@ -1,6 +1,5 @@
 import {
-  comments, Comment, context, CreateCommentInput, CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, PageQuery,
-  Task, TaskContext, tasks, TaskSummary, UpdateTaskInput, z, type Deps,
+  CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, Task, tasks, TaskSummary, UpdateTaskInput, z, type Deps,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
 import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.js';
@@ -41,30 +40,5 @@ export function taskRoutes(r: Routes, deps: Deps): void {
     scope: 'tasks:write', status: 201, params: refParam, body: MoveTaskInput, response: TaskResponse, conditional: 'write',
     handler: async ({ req, res, params, body }) =>
       tagged(res, await conditionalWrite(res, () => tasks.moveTaskVersioned(actorOf(req), params.ref, body, deps, ifMatch(req)))),
-  });
-  r.add({
-    method: 'get', path: '/tasks/:ref/context', tag: 'Tasks', summary: 'The task with its discussion, as Markdown',
-    description: 'Markdown by default; `format=json` wraps it. Linked documents need `docs:read`, meeting agreements `meetings:read`.',
-    scope: 'tasks:read', params: refParam,
-    query: z.strictObject({ format: z.enum(['markdown', 'json']).default('markdown') }),
-    response: envelope(TaskContext, 'TaskContextResponse'),
-    alternates: { 'text/markdown': 'Markdown' },
-    handler: async ({ req, res, params, query }) => {
-      const ctx = await context.taskContext(actorOf(req), params.ref, deps);
-      if (query.format === 'json') return { data: ctx };
-      res.status(200).type('text/markdown; charset=utf-8').send(ctx.markdown);
-      return undefined;
-    },
-  });
-  r.add({
-    method: 'get', path: '/tasks/:ref/comments', tag: 'Comments', summary: 'Comments, oldest first',
-    scope: 'tasks:read', params: refParam, query: z.strictObject(PageQuery), response: paged(Comment, 'CommentPage'),
-    handler: ({ req, params, query }) => comments.listComments(actorOf(req), params.ref, query, deps),
-  });
-  r.add({
-    method: 'post', path: '/tasks/:ref/comments', tag: 'Comments', summary: 'Comment as the key user',
-    description: 'Mentions `@login` resolve to users; the author, assignees, mentioned users and the answered comment author are notified.',
-    scope: 'tasks:write', status: 201, params: refParam, body: CreateCommentInput, response: envelope(Comment, 'CommentResponse'),
-    handler: async ({ req, params, body }) => ({ data: await comments.addComment(actorOf(req), params.ref, body, deps) }),
   });
 }

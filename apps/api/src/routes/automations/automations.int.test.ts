@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { automations } from '@tt/domain';
 import { startMcp, type McpServerHandle } from '@tt/mcp';
-import { startHarness, type Harness, type TestWorkspace } from '../test/harness.js';
+import { startHarness, type Harness, type TestWorkspace } from '../../test/harness.js';
 
 // The in-process queue runs the worker's handlers in this process; drain() waits for all of them.
 let h: Harness;

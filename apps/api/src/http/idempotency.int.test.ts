@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency, requestFingerprint, type Deps } from '@tt/domain';
 import { TaskTrackerClient, type FetchLike, type ResponseInfo } from '@tt/sdk';
-import { startHarness, type Harness, type TestResponse, type TestWorkspace } from './test/harness.js';
+import { startHarness, type Harness, type TestResponse, type TestWorkspace } from '../test/harness.js';
 
 let h: Harness;
 let ws: TestWorkspace;

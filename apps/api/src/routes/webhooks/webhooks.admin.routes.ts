@@ -1,7 +1,7 @@
 import {
   CreateWebhookInput, Id, ListDeliveriesQuery, paged, UpdateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret, webhooks, z, type Deps,
 } from '@tt/domain';
-import type { Routes } from '../http/route.js';
+import type { Routes } from '../../http/route.js';
 
 const byId = z.strictObject({ id: Id });
 const delivery = z.strictObject({ id: Id, deliveryId: Id });

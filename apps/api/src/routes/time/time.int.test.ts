@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor, today } from '@tt/domain';
-import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
+import { startHarness, type Harness, type TestWorkspace } from '../../test/harness.js';
 
 let h: Harness;
 let ws: TestWorkspace;

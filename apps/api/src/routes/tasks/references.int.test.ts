@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
+import { startHarness, type Harness, type TestWorkspace } from '../../test/harness.js';
 
 /**
  * References in request bodies: an object that does not exist and one the key may not see get the same 404

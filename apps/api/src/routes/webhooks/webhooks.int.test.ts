@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Receiver } from '../../../worker/src/test/webhook-stack.js';
-import { startHarness, type Harness, type TestWorkspace } from '../test/harness.js';
+import { Receiver } from '../../../../worker/src/test/webhook-stack.js';
+import { startHarness, type Harness, type TestWorkspace } from '../../test/harness.js';
 
 // The harness keeps the default rule: public receivers only (WEBHOOK_ALLOW_PRIVATE unset).
 let h: Harness;

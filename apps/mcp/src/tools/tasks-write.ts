@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import {
-  agreements, comments, CreateCommentInput, CreateTaskInput, Day, docLinks, invalid, markdownToHtml, Priority, tasks, TaskType, UpdateTaskInput,
+  CreateTaskInput, Day, docLinks, invalid, markdownToHtml, Priority, tasks, TaskType, UpdateTaskInput,
   type Actor, type Deps, type Task,
 } from '@tt/domain';
-import { done, orNull } from '../answer.js';
+import { done } from '../answer.js';
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
 import { taskCard, usersById } from '../render.js';
 import { defineTool, validate } from '../tool.js';
@@ -11,50 +11,24 @@ import { plain } from '../untrusted.js';
 import { requestIdArg, withRequestId } from '../request-id.js';
 
 /** Argument schemas come from the domain's, so MCP cannot drift from REST's limits. */
-const taskRef = z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or task id');
-const assignees = z
+export const taskRef = z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or task id');
+export const assignees = z
   .array(z.string().min(1).max(200))
   .max(50)
   .describe('Assignees as logins, names, user ids or `me`; the first one holds the task');
-const labels = CreateTaskInput.shape.labels.unwrap().describe('Labels; unknown labels are created');
+export const labels = CreateTaskInput.shape.labels.unwrap().describe('Labels; unknown labels are created');
 const checklist = CreateTaskInput.shape.checklist.unwrap();
 const docs = z.array(z.string().min(1).max(100)).max(100).describe('Documentation page ids (from list_docs) to link the task to; needs docs:write');
-const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;
+export const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;
 
 /** What every task write returns: ids to chain on, and the task at a glance. */
-const TaskWritten = z.object({ id: z.string(), key: z.string(), title: z.string(), status: z.string(), docIds: z.array(z.string()) });
+export const TaskWritten = z.object({ id: z.string(), key: z.string(), title: z.string(), status: z.string(), docIds: z.array(z.string()) });
 const written = (t: Task) => ({ id: t.id, key: t.key, title: t.title, status: t.status.name, docIds: t.docIds });
 
-async function card(actor: Actor, task: Task, deps: Deps, headline: string) {
+export async function card(actor: Actor, task: Task, deps: Deps, headline: string) {
   const users = await usersById(actor.workspace.id, [...task.assigneeIds, task.reporterId], deps);
   return done(`${headline}\n\n${taskCard(task, users)}`, written(task));
 }
-
-export const addComment = defineTool({
-  name: 'add_comment',
-  title: 'Add comment',
-  scope: 'tasks:write',
-  toolset: 'tasks',
-  description:
-    'Writes a comment on a task as you (the key user). Put results, answers and questions here: the task description is never changed by you. ' +
-    'Mention people as @login (they are notified); replyTo answers an earlier comment (ids are in get_task).',
-  input: z.strictObject({
-    task: taskRef,
-    text: CreateCommentInput.shape.text.describe('Comment text, plain text with line breaks, up to 20000 characters; mentions as @login'),
-    replyTo: z.string().min(1).max(100).optional().describe('Id of the comment answered (from get_task)'),
-  }),
-  output: z.object({ id: z.string(), taskId: z.string(), taskKey: z.string(), mentioned: z.array(z.string()) }),
-  annotations: WRITE,
-  async run(args, { actor, deps }) {
-    const input = validate(CreateCommentInput, { text: args.text, replyTo: args.replyTo });
-    const task = await resolveTask(actor, args.task, deps);
-    const comment = await comments.addComment(actor, task.id, input, deps);
-    const mentioned = [...(await usersById(actor.workspace.id, comment.mentionIds, deps)).values()].map((u) => u.login);
-    const lines = [`Comment ${comment.id} added to ${task.key} as @${plain(actor.user.login)}${comment.replyTo ? `, in reply to ${comment.replyTo}` : ''}.`];
-    if (mentioned.length) lines.push(`Mentioned (notified): ${mentioned.map((l) => `@${plain(l)}`).join(', ')}.`);
-    return done(lines.join('\n'), { id: comment.id, taskId: task.id, taskKey: task.key, mentioned });
-  },
-});
 
 export const createTask = withRequestId(defineTool({
   name: 'create_task',
@@ -106,46 +80,6 @@ export const createTask = withRequestId(defineTool({
     return card(actor, task, deps, `Created ${task.key}.`);
   },
 }));
-
-export const createTaskFromAgreement = defineTool({
-  name: 'create_task_from_agreement',
-  title: 'Create task from meeting agreement',
-  scope: ['tasks:write', 'meetings:read'],
-  toolset: 'tasks',
-  description:
-    'Makes a task from an agreement (action item) of a meeting and records it on the agreement, which get_meeting then shows. ' +
-    'The agreement supplies the title, the assignee (its owner, when the name fits exactly one person), the due day and the ' +
-    "project (the meeting's); pass any of them to override. An agreement makes one task: if it already has one, the answer is " +
-    'an error naming that task, so running a job twice creates nothing twice.',
-  input: z.strictObject({
-    meeting: z.string().min(1).max(100).describe('Meeting id (from list_meetings)'),
-    agreement: z.number().int().min(0).max(100_000).describe('Agreement index as get_meeting shows it (0 = the first)'),
-    title: CreateTaskInput.shape.title.optional().describe("Task title; default the agreement's text"),
-    project: z.string().min(1).max(100).optional().describe("Project key or id; default the meeting's project"),
-    board: z.string().min(1).max(100).optional().describe('Board id'),
-    assignees: assignees.optional().describe("Assignees (logins, names, ids or `me`); default the agreement's owner"),
-    priority: Priority.optional(),
-    type: TaskType.optional(),
-    labels: labels.optional(),
-    dueDate: Day.optional().describe("Due day YYYY-MM-DD; default the agreement's due day"),
-  }),
-  output: TaskWritten.extend({ meetingId: z.string(), agreement: z.number(), owner: z.object({ name: z.string(), userId: orNull(z.string()) }) }),
-  annotations: WRITE,
-  async run(args, { actor, deps }) {
-    const project = args.project !== undefined ? await resolveProject(actor, args.project, deps) : undefined;
-    const board = args.board !== undefined ? await resolveBoard(actor, args.board, deps) : undefined;
-    const r = await agreements.createTaskFromAgreement(actor, args.meeting, args.agreement, {
-      title: args.title, projectId: project?.id, boardId: board?.id, priority: args.priority, type: args.type, labels: args.labels,
-      dueDate: args.dueDate, assigneeIds: args.assignees ? await resolveUsers(actor, args.assignees, deps, 'assignees') : undefined,
-    }, deps);
-    const o = r.owner;
-    const ownerNote = o.userId ? `Owner "${plain(o.name)}" assigned.`
-      : o.candidates.length ? `Owner "${plain(o.name)}" fits ${o.candidates.map((c) => `@${plain(c.login)}`).join(', ')}: left unassigned; use update_task to assign.`
-      : o.name.trim() && !args.assignees ? `Owner "${plain(o.name)}" matches nobody: left unassigned.` : '';
-    const res = await card(actor, r.task, deps, `Created ${r.task.key} (id ${r.task.id}) from agreement ${r.index} of meeting ${r.meetingId}. ${ownerNote}`.trim());
-    return { ...res, structuredContent: { ...res.structuredContent, meetingId: r.meetingId, agreement: r.index, owner: { name: o.name, userId: o.userId } } };
-  },
-});
 
 export const updateTask = defineTool({
   name: 'update_task',

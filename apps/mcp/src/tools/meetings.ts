@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { ListMeetingsQuery, meetings, refs, visibleTasksById } from '@tt/domain';
+import { agreements, CreateTaskInput, Day, ListMeetingsQuery, meetings, Priority, refs, TaskType, visibleTasksById } from '@tt/domain';
 import { answer, fitPage, Format, orNull } from '../answer.js';
-import { resolveProject } from '../resolve.js';
+import { resolveBoard, resolveProject, resolveUsers } from '../resolve.js';
 import { when } from '../render.js';
 import { defineTool, pageNote, validate } from '../tool.js';
 import { clip, fence, fenceInline, plain } from '../untrusted.js';
+import { assignees, card, labels, TaskWritten, WRITE } from './tasks-write.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 /** Replicas per answer when the transcript is asked for; transcriptFrom reads on. */
@@ -147,5 +148,45 @@ export const getMeeting = defineTool({
     } else if (m.transcriptReady) out.push('_A transcript is available: call again with includeTranscript: true._');
     const index = { format: args.format, id: m.id, agreements: agreements.map((a) => ({ index: a.index, taskId: a.taskId, taskKey: a.taskKey })), ...(transcript ? { transcript } : {}) };
     return answer(args.format, () => out.join('\n').trimEnd() + '\n', { ...index, meeting: { ...m, summary: s ? { overview: s.overview, topics: s.topics, decisions: s.decisions, generatedAt: s.generatedAt } : null }, agreements }, index);
+  },
+});
+
+export const createTaskFromAgreement = defineTool({
+  name: 'create_task_from_agreement',
+  title: 'Create task from meeting agreement',
+  scope: ['tasks:write', 'meetings:read'],
+  toolset: 'tasks',
+  description:
+    'Makes a task from an agreement (action item) of a meeting and records it on the agreement, which get_meeting then shows. ' +
+    'The agreement supplies the title, the assignee (its owner, when the name fits exactly one person), the due day and the ' +
+    "project (the meeting's); pass any of them to override. An agreement makes one task: if it already has one, the answer is " +
+    'an error naming that task, so running a job twice creates nothing twice.',
+  input: z.strictObject({
+    meeting: z.string().min(1).max(100).describe('Meeting id (from list_meetings)'),
+    agreement: z.number().int().min(0).max(100_000).describe('Agreement index as get_meeting shows it (0 = the first)'),
+    title: CreateTaskInput.shape.title.optional().describe("Task title; default the agreement's text"),
+    project: z.string().min(1).max(100).optional().describe("Project key or id; default the meeting's project"),
+    board: z.string().min(1).max(100).optional().describe('Board id'),
+    assignees: assignees.optional().describe("Assignees (logins, names, ids or `me`); default the agreement's owner"),
+    priority: Priority.optional(),
+    type: TaskType.optional(),
+    labels: labels.optional(),
+    dueDate: Day.optional().describe("Due day YYYY-MM-DD; default the agreement's due day"),
+  }),
+  output: TaskWritten.extend({ meetingId: z.string(), agreement: z.number(), owner: z.object({ name: z.string(), userId: orNull(z.string()) }) }),
+  annotations: WRITE,
+  async run(args, { actor, deps }) {
+    const project = args.project !== undefined ? await resolveProject(actor, args.project, deps) : undefined;
+    const board = args.board !== undefined ? await resolveBoard(actor, args.board, deps) : undefined;
+    const r = await agreements.createTaskFromAgreement(actor, args.meeting, args.agreement, {
+      title: args.title, projectId: project?.id, boardId: board?.id, priority: args.priority, type: args.type, labels: args.labels,
+      dueDate: args.dueDate, assigneeIds: args.assignees ? await resolveUsers(actor, args.assignees, deps, 'assignees') : undefined,
+    }, deps);
+    const o = r.owner;
+    const ownerNote = o.userId ? `Owner "${plain(o.name)}" assigned.`
+      : o.candidates.length ? `Owner "${plain(o.name)}" fits ${o.candidates.map((c) => `@${plain(c.login)}`).join(', ')}: left unassigned; use update_task to assign.`
+      : o.name.trim() && !args.assignees ? `Owner "${plain(o.name)}" matches nobody: left unassigned.` : '';
+    const res = await card(actor, r.task, deps, `Created ${r.task.key} (id ${r.task.id}) from agreement ${r.index} of meeting ${r.meetingId}. ${ownerNote}`.trim());
+    return { ...res, structuredContent: { ...res.structuredContent, meetingId: r.meetingId, agreement: r.index, owner: { name: o.name, userId: o.userId } } };
   },
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
+import { startHarness, type Harness, type TestWorkspace } from '../../test/harness.js';
 
 let h: Harness;
 let ws: TestWorkspace;

@@ -1,30 +1,11 @@
-import { automations, CreateAutomationInput, DomainError, Id, notifications, notFound, UserNotificationsQuery, z, type Deps } from '@tt/domain';
+import { DomainError, Id, notFound, z, type Deps } from '@tt/domain';
 import type { JobSystem } from '@tt/jobs';
 import type { Routes } from '../http/route.js';
 
 const byId = z.strictObject({ id: Id });
 
-/** Operator API of the worker's world: board automations, a user's notifications, and the failed jobs. */
-export function automationAdminRoutes(r: Routes, deps: Deps, jobs: JobSystem | undefined): void {
-  r.add({
-    method: 'post', path: '/boards/:id/automations', tag: 'Operator', summary: 'Add a board automation', status: 201, params: byId,
-    body: CreateAutomationInput,
-    handler: async ({ params, body }) => ({ data: await automations.createAutomation(params.id, body, deps) }),
-  });
-  r.add({
-    method: 'get', path: '/boards/:id/automations', tag: 'Operator', summary: 'Automations of a board', params: byId,
-    handler: async ({ params }) => ({ data: await automations.listAutomations(params.id, deps) }),
-  });
-  r.add({
-    method: 'delete', path: '/automations/:id', tag: 'Operator', summary: 'Remove an automation', status: 204, params: byId,
-    handler: async ({ params }) => automations.deleteAutomation(params.id, deps),
-  });
-  r.add({
-    method: 'get', path: '/users/:id/notifications', tag: 'Operator', summary: "A user's notifications, newest first", params: byId,
-    query: UserNotificationsQuery,
-    handler: async ({ params, query }) => ({ data: await notifications.userNotifications(params.id, query, deps) }),
-  });
-
+/** Operator API of the worker's queue: its depth, the failed jobs and their retry. */
+export function jobAdminRoutes(r: Routes, deps: Deps, jobs: JobSystem | undefined): void {
   const queue = () => {
     if (!jobs) throw new DomainError('rejected', 'This process has no job queue');
     return jobs.queue;

@@ -1,7 +1,7 @@
 import { company, envelope, KeyInfo, paged, PageQuery, Team, User, z, type Deps } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
 
-export function companyRoutes(r: Routes, deps: Deps): void {
+export function peopleRoutes(r: Routes, deps: Deps): void {
   r.add({
     method: 'get', path: '/me', tag: 'Company', summary: 'The key, its user and workspace',
     response: envelope(KeyInfo, 'KeyInfoResponse'),

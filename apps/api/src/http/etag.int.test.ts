@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type TestResponse, type TestWorkspace } from './test/harness.js';
+import { startHarness, type Harness, type TestResponse, type TestWorkspace } from '../test/harness.js';
 
 /** ETag / If-Match / If-None-Match on tasks, pages and projects. */
 

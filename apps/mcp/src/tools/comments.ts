@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { comments, CreateCommentInput } from '@tt/domain';
+import { done } from '../answer.js';
+import { resolveTask } from '../resolve.js';
+import { usersById } from '../render.js';
+import { defineTool, validate } from '../tool.js';
+import { plain } from '../untrusted.js';
+import { taskRef, WRITE } from './tasks-write.js';
+
+export const addComment = defineTool({
+  name: 'add_comment',
+  title: 'Add comment',
+  scope: 'tasks:write',
+  toolset: 'tasks',
+  description:
+    'Writes a comment on a task as you (the key user). Put results, answers and questions here: the task description is never changed by you. ' +
+    'Mention people as @login (they are notified); replyTo answers an earlier comment (ids are in get_task).',
+  input: z.strictObject({
+    task: taskRef,
+    text: CreateCommentInput.shape.text.describe('Comment text, plain text with line breaks, up to 20000 characters; mentions as @login'),
+    replyTo: z.string().min(1).max(100).optional().describe('Id of the comment answered (from get_task)'),
+  }),
+  output: z.object({ id: z.string(), taskId: z.string(), taskKey: z.string(), mentioned: z.array(z.string()) }),
+  annotations: WRITE,
+  async run(args, { actor, deps }) {
+    const input = validate(CreateCommentInput, { text: args.text, replyTo: args.replyTo });
+    const task = await resolveTask(actor, args.task, deps);
+    const comment = await comments.addComment(actor, task.id, input, deps);
+    const mentioned = [...(await usersById(actor.workspace.id, comment.mentionIds, deps)).values()].map((u) => u.login);
+    const lines = [`Comment ${comment.id} added to ${task.key} as @${plain(actor.user.login)}${comment.replyTo ? `, in reply to ${comment.replyTo}` : ''}.`];
+    if (mentioned.length) lines.push(`Mentioned (notified): ${mentioned.map((l) => `@${plain(l)}`).join(', ')}.`);
+    return done(lines.join('\n'), { id: comment.id, taskId: task.id, taskKey: task.key, mentioned });
+  },
+});

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { canSeeBoard, presentBoard, projects } from '@tt/domain';
+import { answer, Format, orNull } from '../answer.js';
+import { defineTool, pageNote } from '../tool.js';
+import { plain } from '../untrusted.js';
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
+const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');
+
+const Column = z.object({ id: z.string(), name: z.string(), category: z.enum(['todo', 'progress', 'done']) });
+
+export const listProjects = defineTool({
+  name: 'list_projects',
+  title: 'List projects',
+  toolset: 'tasks',
+  description:
+    'Projects you can see, each with its boards and their columns in order (column id, name and category todo/progress/done). ' +
+    'Use the project key or id, board id and column id/name in other tools.',
+  input: z.strictObject({
+    limit: z.number().int().min(1).max(100).default(50).describe('Projects per page, 1-100 (default 50)'),
+    cursor,
+    format: Format,
+  }),
+  output: z.object({
+    format: Format,
+    projects: z.array(
+      z.object({
+        id: z.string(), key: z.string(), name: z.string(), description: z.string(),
+        boards: z.array(z.object({ id: z.string(), name: z.string(), columns: z.array(Column) })),
+      }),
+    ),
+    total: z.number(),
+    nextCursor: orNull(z.string()),
+  }),
+  annotations: READ,
+  async run(args, { actor, deps }) {
+    const page = await projects.listProjects(actor, { limit: args.limit, cursor: args.cursor }, deps);
+    // One query for the boards of the whole page; the store keeps only boards open to the user.
+    const boards = (await deps.store.boards.byProjects(actor.workspace.id, page.data.map((p) => p.id), actor.user.id))
+      .filter((b) => canSeeBoard(actor, b))
+      .map(presentBoard);
+    const list = page.data.map((p) => ({
+      id: p.id, key: p.key, name: p.name, description: p.description,
+      boards: boards.filter((b) => b.projectId === p.id).map((b) => ({ id: b.id, name: b.name, columns: b.statuses })),
+    }));
+    const lines: string[] = [];
+    for (const p of list) {
+      lines.push(`## ${p.key}: ${plain(p.name)} (id ${p.id})`);
+      if (p.description) lines.push(plain(p.description.slice(0, 300)));
+      if (!p.boards.length) lines.push('- no boards you can see');
+      for (const b of p.boards) {
+        const cols = b.columns.map((c) => `${plain(c.name)} [${c.id}, ${c.category}]`).join(' → ');
+        lines.push(`- Board ${plain(b.name)} (id ${b.id}): ${cols}`);
+      }
+      lines.push('');
+    }
+    lines.push(pageNote(list.length, page.total, 'project', page.nextCursor));
+    const data = { format: args.format, projects: list, total: page.total, nextCursor: page.nextCursor };
+    return answer(args.format, () => (list.length ? lines.join('\n') : 'No projects visible to this key.'), data, data);
+  },
+});
