@@ -2,7 +2,7 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
-import { auth, DomainError, type Deps } from '@tt/domain';
+import { type Deps, DomainError, keys } from '@tt/domain';
 import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
 import { operatorRoutes } from './admin/index.js';
 import { idempotencyKeys } from './http/idempotency.js';
@@ -100,8 +100,8 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
     '/admin/v1',
     express.json({ limit: '1mb', strict: false }),
     (req, _res, next) => {
-      const token = auth.bearerToken(req.headers.authorization);
-      if (!token || !auth.sameSecret(token, a.adminToken)) return next(new DomainError('unauthorized', 'Send the operator token as Authorization: Bearer <ADMIN_TOKEN>'));
+      const token = keys.bearerToken(req.headers.authorization);
+      if (!token || !keys.sameSecret(token, a.adminToken)) return next(new DomainError('unauthorized', 'Send the operator token as Authorization: Bearer <ADMIN_TOKEN>'));
       next();
     },
     adminRouter,

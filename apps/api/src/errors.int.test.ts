@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, SCOPES } from '@tt/domain';
+import { keys, people, SCOPES } from '@tt/domain';
 import { createRuntime, type Runtime } from '@tt/http';
 import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
 import { createApiApp } from './app.js';
@@ -26,9 +26,9 @@ let token: string;
 beforeAll(async () => {
   url = await createTestDatabaseUrl();
   runtime = await createRuntime({ databaseUrl: url, rateLimitPerMinute: 10_000, logger: pino({ level: 'silent' }) });
-  const ws = await admin.createWorkspace({ name: 'Errors', plan: 'business', timezone: 'Europe/Moscow' }, runtime.deps);
-  const user = await admin.createUser(ws.id, { name: 'Ann', login: 'ann', role: '', isAdmin: true }, runtime.deps);
-  token = (await admin.issueKey(user.id, { scopes: [...SCOPES], projectIds: null, allowedIps: [], expiresAt: null }, runtime.deps)).token;
+  const ws = await people.createWorkspace({ name: 'Errors', plan: 'business', timezone: 'Europe/Moscow' }, runtime.deps);
+  const user = await people.createUser(ws.id, { name: 'Ann', login: 'ann', role: '', isAdmin: true }, runtime.deps);
+  token = (await keys.issueKey(user.id, { scopes: [...SCOPES], projectIds: null, allowedIps: [], expiresAt: null }, runtime.deps)).token;
   const { app } = createApiApp({
     deps: runtime.deps, logger, limiter: runtime.limiter, adminToken: 'errors-test-operator-token', trustProxy: false, ready: () => runtime.ready(),
   });

@@ -1,4 +1,4 @@
-import { admin, projects, SCOPES, tasks, type Deps } from '@tt/domain';
+import { type Deps, keys, people, projects, SCOPES, tasks } from '@tt/domain';
 
 export interface DemoSeed {
   workspaceId: string;
@@ -7,12 +7,12 @@ export interface DemoSeed {
 
 /** Creates the demo workspace on first start: an admin, two colleagues, a team, a project and a few tasks. */
 export async function seedDemo(deps: Deps): Promise<DemoSeed> {
-  const ws = await admin.createWorkspace({ name: 'Demo Company', plan: 'business', timezone: 'Europe/Moscow' }, deps);
-  const alice = await admin.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Engineering manager', isAdmin: true }, deps);
-  const bob = await admin.createUser(ws.id, { name: 'Bob Builder', login: 'bob', role: 'Backend engineer', isAdmin: false }, deps);
-  const cara = await admin.createUser(ws.id, { name: 'Cara Designer', login: 'cara', role: 'Product designer', isAdmin: false }, deps);
-  await admin.createTeam(ws.id, { name: 'Core', description: 'Core product team', leadId: alice.id, memberIds: [alice.id, bob.id, cara.id] }, deps);
-  const key = await admin.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
+  const ws = await people.createWorkspace({ name: 'Demo Company', plan: 'business', timezone: 'Europe/Moscow' }, deps);
+  const alice = await people.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Engineering manager', isAdmin: true }, deps);
+  const bob = await people.createUser(ws.id, { name: 'Bob Builder', login: 'bob', role: 'Backend engineer', isAdmin: false }, deps);
+  const cara = await people.createUser(ws.id, { name: 'Cara Designer', login: 'cara', role: 'Product designer', isAdmin: false }, deps);
+  await people.createTeam(ws.id, { name: 'Core', description: 'Core product team', leadId: alice.id, memberIds: [alice.id, bob.id, cara.id] }, deps);
+  const key = await keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
   const actor = {
     workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },
     user: { ...alice, workspaceId: ws.id, deletedAt: null },

@@ -2,9 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  admin, agreements, comments, CreateTaskInput, docs, DomainError, meetings, projects, SCOPES, tasks, today, type Actor, type Scope, type User,
-} from '@tt/domain';
+import { type Actor, comments, CreateTaskInput, docs, DomainError, keys, meetings, people, projects, type Scope, SCOPES, tasks, today, type User } from '@tt/domain';
 import type { Runtime } from '@tt/http';
 import type { McpServerHandle } from './index.js';
 import { mcpFixture, type McpFixture } from './test/fixture.js';
@@ -64,14 +62,14 @@ beforeAll(async () => {
   fx = await mcpFixture();
   runtime = fx.runtime;
   const deps = runtime.deps;
-  const ws = await admin.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
-  alice = await admin.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Lead', isAdmin: true }, deps);
-  bob = await admin.createUser(ws.id, { name: 'Bob Builder', login: 'bob', role: 'Backend', isAdmin: false }, deps);
-  await admin.createUser(ws.id, { name: 'Alex Kim', login: 'akim', role: '', isAdmin: false }, deps);
-  await admin.createUser(ws.id, { name: 'Alex Lee', login: 'alee', role: '', isAdmin: false }, deps);
-  const key = await admin.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
+  const ws = await people.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
+  alice = await people.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Lead', isAdmin: true }, deps);
+  bob = await people.createUser(ws.id, { name: 'Bob Builder', login: 'bob', role: 'Backend', isAdmin: false }, deps);
+  await people.createUser(ws.id, { name: 'Alex Kim', login: 'akim', role: '', isAdmin: false }, deps);
+  await people.createUser(ws.id, { name: 'Alex Lee', login: 'alee', role: '', isAdmin: false }, deps);
+  const key = await keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
   fullKey = key.token;
-  noScopeKey = (await admin.issueKey(alice.id, { scopes: ['tasks:read'], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
+  noScopeKey = (await keys.issueKey(alice.id, { scopes: ['tasks:read'], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
   actor = {
     workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },
     user: { ...alice, workspaceId: ws.id, deletedAt: null },
@@ -193,7 +191,7 @@ describe('agent jobs', () => {
 
   it('two concurrent requests for one agreement make one task', async () => {
     const old = (await meetings.listMeetings(actor, { limit: 10, q: 'old' } as never, runtime.deps)).data[0]!;
-    const results = await Promise.allSettled([0, 1].map(() => agreements.createTaskFromAgreement(actor, old.id, 0, {}, runtime.deps)));
+    const results = await Promise.allSettled([0, 1].map(() => meetings.createTaskFromAgreement(actor, old.id, 0, {}, runtime.deps)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toBeInstanceOf(DomainError);

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, projects, SCOPES, type Actor } from '@tt/domain';
+import { type Actor, keys, people, projects, SCOPES } from '@tt/domain';
 import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
 
 let fx: McpFixture;
@@ -12,9 +12,9 @@ const tasksTitled = async (title: string) => Number((await fx.runtime.db('tasks'
 beforeAll(async () => {
   fx = await mcpFixture();
   const deps = fx.runtime.deps;
-  const ws = await admin.createWorkspace({ name: 'Retry Co', plan: 'business', timezone: 'Europe/Moscow' }, deps);
-  const alice = await admin.createUser(ws.id, { name: 'Alice', login: 'alice', role: 'Lead', isAdmin: true }, deps);
-  const issue = () => admin.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
+  const ws = await people.createWorkspace({ name: 'Retry Co', plan: 'business', timezone: 'Europe/Moscow' }, deps);
+  const alice = await people.createUser(ws.id, { name: 'Alice', login: 'alice', role: 'Lead', isAdmin: true }, deps);
+  const issue = () => keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
   const key = await issue();
   const actor: Actor = {
     workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, docs, meetings, projects, SCOPES, tasks, today, type Actor, type Scope, type Task } from '@tt/domain';
+import { type Actor, docs, keys, meetings, people, projects, type Scope, SCOPES, type Task, tasks, today } from '@tt/domain';
 import type { Runtime } from '@tt/http';
 import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
 
@@ -8,7 +8,7 @@ let runtime: Runtime;
 let actor: Actor;
 let task: Task;
 let fullKey: string;
-const keys: Record<string, string> = {};
+const tokens: Record<string, string> = {};
 let spaceId: string;
 let meetingId: string;
 
@@ -18,14 +18,14 @@ beforeAll(async () => {
   fx = await mcpFixture();
   runtime = fx.runtime;
   const deps = runtime.deps;
-  const ws = await admin.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
-  const alice = await admin.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Lead', isAdmin: true }, deps);
-  const issue = async (scopes: Scope[]) => (await admin.issueKey(alice.id, { scopes, projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
+  const ws = await people.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
+  const alice = await people.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Lead', isAdmin: true }, deps);
+  const issue = async (scopes: Scope[]) => (await keys.issueKey(alice.id, { scopes, projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
   fullKey = await issue([...SCOPES]);
-  keys.timeOnly = await issue(['time:read']);
-  keys.docsRead = await issue(['docs:read', 'tasks:read']);
-  keys.tasksRead = await issue(['tasks:read']);
-  const key = await admin.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
+  tokens.timeOnly = await issue(['time:read']);
+  tokens.docsRead = await issue(['docs:read', 'tasks:read']);
+  tokens.tasksRead = await issue(['tasks:read']);
+  const key = await keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
   actor = {
     workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },
     user: { ...alice, workspaceId: ws.id, deletedAt: null },
@@ -152,9 +152,9 @@ describe('meeting tools', () => {
 
 describe('rights', () => {
   it('tools/list follows the key rights and get_task shows docs and agreements only with their rights', async () => {
-    const timeOnly = await connect(keys.timeOnly!);
+    const timeOnly = await connect(tokens.timeOnly!);
     expect((await timeOnly.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_projects', 'list_users', 'time_report', 'whoami']);
-    const docsRead = await connect(keys.docsRead!);
+    const docsRead = await connect(tokens.docsRead!);
     expect((await docsRead.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_doc', 'get_task', 'list_docs', 'list_projects', 'list_users', 'search_tasks', 'whoami']);
     const withDocs = await call(docsRead, 'get_task', { task: task.key });
     expect(withDocs.text).toContain('## Linked pages (1)');
@@ -162,7 +162,7 @@ describe('rights', () => {
     const full = await call(await connect(fullKey), 'get_task', { task: task.key });
     expect(full.text).toContain('on 2026-11-02 <untrusted-text kind="meeting-title"');
     expect(full.text).toContain('owner Bob, due 2026-11-09:');
-    const bare = await call(await connect(keys.tasksRead!), 'get_task', { task: task.key });
+    const bare = await call(await connect(tokens.tasksRead!), 'get_task', { task: task.key });
     expect(bare.text).not.toContain('Linked pages');
     expect(bare.text).not.toContain('Meeting agreements');
   });

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, projects, SCOPES, tasks, type Actor, type ProjectWithBoards, type Scope, type User } from '@tt/domain';
+import { type Actor, keys, people, projects, type ProjectWithBoards, type Scope, SCOPES, tasks, type User } from '@tt/domain';
 import type { Runtime } from '@tt/http';
 import type { McpServerHandle } from './index.js';
 import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
@@ -53,12 +53,12 @@ beforeAll(async () => {
   fx = await mcpFixture();
   runtime = fx.runtime;
   const deps = runtime.deps;
-  const ws = await admin.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
-  alice = await admin.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Engineering manager', isAdmin: true }, deps);
-  bob = await admin.createUser(ws.id, { name: 'Bob Builder', login: 'bob', role: 'Backend engineer', isAdmin: false }, deps);
-  const key = await admin.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
+  const ws = await people.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'Europe/Moscow' }, deps);
+  alice = await people.createUser(ws.id, { name: 'Alice Admin', login: 'alice', role: 'Engineering manager', isAdmin: true }, deps);
+  bob = await people.createUser(ws.id, { name: 'Bob Builder', login: 'bob', role: 'Backend engineer', isAdmin: false }, deps);
+  const key = await keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
   fullKey = key.token;
-  noScopeKey = (await admin.issueKey(alice.id, { scopes: [], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
+  noScopeKey = (await keys.issueKey(alice.id, { scopes: [], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
   actor = {
     workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },
     user: { ...alice, workspaceId: ws.id, deletedAt: null },
@@ -66,9 +66,9 @@ beforeAll(async () => {
   };
   project = await projects.createProject(actor, { name: 'Website', key: 'WEB', description: 'Public website', template: 'scrum' }, deps);
 
-  const team = await admin.createWorkspace({ name: 'Small team', plan: 'team', timezone: 'Europe/Moscow' }, deps);
-  const carl = await admin.createUser(team.id, { name: 'Carl', login: 'carl', role: '', isAdmin: true }, deps);
-  teamKey = (await admin.issueKey(carl.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
+  const team = await people.createWorkspace({ name: 'Small team', plan: 'team', timezone: 'Europe/Moscow' }, deps);
+  const carl = await people.createUser(team.id, { name: 'Carl', login: 'carl', role: '', isAdmin: true }, deps);
+  teamKey = (await keys.issueKey(carl.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
 
   mcp = await fx.start();
 }, 60_000);
@@ -296,7 +296,7 @@ describe('MCP gateway over HTTP', () => {
   it('a domain error comes back as a tool error, not a protocol error', async () => {
     const client = await connect(fullKey);
     const task = await tasks.createTask(actor, { title: 'Old news', projectId: project.id }, runtime.deps);
-    await admin.archiveTask(task.id, true, runtime.deps);
+    await tasks.archiveTask(task.id, true, runtime.deps);
     const res = await call(client, 'add_comment', { task: task.key, text: 'Too late' });
     expect(res.isError).toBe(true);
     expect(res.text).toMatch(/^archived: /);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, SCOPES } from '@tt/domain';
+import { keys, people, SCOPES } from '@tt/domain';
 import { labelValues, sampleValue } from '../../../packages/http/src/metrics-sample.js';
 import type { McpServerHandle } from './index.js';
 import { callTool, mcpFixture, type McpFixture } from './test/fixture.js';
@@ -12,10 +12,10 @@ let noScopeKey: string;
 beforeAll(async () => {
   fx = await mcpFixture();
   const deps = fx.runtime.deps;
-  const ws = await admin.createWorkspace({ name: 'Metrics', plan: 'business', timezone: 'Europe/Moscow' }, deps);
-  const alice = await admin.createUser(ws.id, { name: 'Alice', login: 'alice', role: 'Engineer', isAdmin: true }, deps);
-  fullKey = (await admin.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
-  noScopeKey = (await admin.issueKey(alice.id, { scopes: [], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
+  const ws = await people.createWorkspace({ name: 'Metrics', plan: 'business', timezone: 'Europe/Moscow' }, deps);
+  const alice = await people.createUser(ws.id, { name: 'Alice', login: 'alice', role: 'Engineer', isAdmin: true }, deps);
+  fullKey = (await keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
+  noScopeKey = (await keys.issueKey(alice.id, { scopes: [], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
   mcp = await fx.start();
 }, 60_000);
 afterAll(() => fx?.close());

@@ -1,4 +1,4 @@
-import { people, refs, type Actor, type BoardRecord, type Deps, type ProjectRecord, type TaskRecord } from '@tt/domain';
+import { type Actor, type BoardRecord, type Deps, people, type ProjectRecord, projects, type TaskRecord, tasks } from '@tt/domain';
 
 /**
  * The domain's reference resolvers (the same REST uses), with the tool that lists valid values named in errors,
@@ -6,17 +6,17 @@ import { people, refs, type Actor, type BoardRecord, type Deps, type ProjectReco
  */
 
 export const resolveProject = (actor: Actor, ref: string, deps: Deps): Promise<ProjectRecord> =>
-  refs.project(actor, ref, deps.store, 'list_projects shows project keys and ids');
+  projects.projectByRef(actor, ref, deps.store, 'list_projects shows project keys and ids');
 
 export const resolveBoard = (actor: Actor, ref: string, deps: Deps): Promise<BoardRecord> =>
-  refs.board(actor, ref, deps.store, 'list_projects shows board ids');
+  projects.boardByRef(actor, ref, deps.store, 'list_projects shows board ids');
 
-export const firstBoard = (actor: Actor, project: ProjectRecord, deps: Deps): Promise<BoardRecord> => refs.firstBoard(actor, project, deps.store);
+export const firstBoard = (actor: Actor, project: ProjectRecord, deps: Deps): Promise<BoardRecord> => projects.firstBoard(actor, project, deps.store);
 
 export const resolveTask = (actor: Actor, ref: string, deps: Deps): Promise<TaskRecord> =>
-  refs.task(actor, ref, deps.store, 'search_tasks finds tasks by text, project or assignee and shows their keys');
+  tasks.taskByRef(actor, ref, deps.store, 'search_tasks finds tasks by text, project or assignee and shows their keys');
 
-export const resolveColumn = refs.column;
+export const resolveColumn = projects.columnByRef;
 
 const PEOPLE_HINT = 'list_users shows logins and names';
 

@@ -1,7 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { docs, DomainError, hasScope, ListTasksQuery, taskViews, tasks } from '@tt/domain';
+import { context, docs, DomainError, hasScope, ListTasksQuery, tasks } from '@tt/domain';
 import { bound } from './answer.js';
-import { renderTaskView } from './task-view.js';
+import { renderTaskView } from './context-view.js';
 import type { ToolContext } from './tool.js';
 import { clip, fence, fenceInline } from './untrusted.js';
 
@@ -27,7 +27,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       { title: 'Task', description: 'A task by key (task://WEB-12) or id, as get_task shows it', mimeType: 'text/markdown' },
       async (uri, vars) => {
         const ref = decodeURIComponent(String(vars.key ?? ''));
-        const view = await taskViews.taskView(actor, ref, { sections: taskViews.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps).catch((e: unknown) => {
+        const view = await context.taskView(actor, ref, { sections: context.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps).catch((e: unknown) => {
           throw e instanceof DomainError && e.code === 'not_found' ? new Error(`Task ${ref} not found; search_tasks finds task keys`) : e;
         });
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: renderTaskView(view).text }] };

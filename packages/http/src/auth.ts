@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { auth, type Actor, type Deps } from '@tt/domain';
+import { type Actor, type Deps, keys } from '@tt/domain';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -15,7 +15,7 @@ declare global {
 export function authenticateKey(deps: Deps, surface: 'api' | 'mcp'): RequestHandler {
   return async (req, _res, next) => {
     try {
-      req.actor = await auth.authenticate({ authorization: req.headers.authorization, ip: req.ip, surface }, deps);
+      req.actor = await keys.authenticate({ authorization: req.headers.authorization, ip: req.ip, surface }, deps);
       next();
     } catch (e) {
       next(e);

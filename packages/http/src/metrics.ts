@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { auth, DomainError } from '@tt/domain';
+import { DomainError, keys } from '@tt/domain';
 import { defineOnPrototype } from './request-prototype.js';
 import type { JobStats } from '@tt/jobs';
 
@@ -145,8 +145,8 @@ export function metricsRoute(o: MetricsRouteOptions = {}): RequestHandler {
   return async (req, res, next) => {
     try {
       if (o.token) {
-        const given = auth.bearerToken(req.headers.authorization);
-        if (!given || !auth.sameSecret(given, o.token)) {
+        const given = keys.bearerToken(req.headers.authorization);
+        if (!given || !keys.sameSecret(given, o.token)) {
           res.status(401).type('text/plain').send('Send the metrics token as Authorization: Bearer <METRICS_TOKEN>\n');
           return;
         }

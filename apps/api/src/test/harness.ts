@@ -1,4 +1,4 @@
-import { admin, SCOPES, type Scope } from '@tt/domain';
+import { keys, people, type Scope, SCOPES } from '@tt/domain';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
 import { createTestDatabaseUrl, dropTestDatabase } from '../../../../packages/store/src/testing.js';
 import { ConfigSchema } from '../config.js';
@@ -74,14 +74,14 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async workspace(opts = {}) {
       const deps = runtime.deps;
       const n = ++counter;
-      const ws = await admin.createWorkspace({ name: `Workspace ${n}`, plan: opts.plan ?? 'business', timezone: 'Europe/Moscow' }, deps);
+      const ws = await people.createWorkspace({ name: `Workspace ${n}`, plan: opts.plan ?? 'business', timezone: 'Europe/Moscow' }, deps);
       const mkUser = async (o: { isAdmin?: boolean; login?: string; name?: string } = {}) => {
         const login = o.login ?? `user${++counter}`;
-        const u = await admin.createUser(ws.id, { name: o.name ?? `User ${login}`, login, role: 'Engineer', isAdmin: o.isAdmin ?? false }, deps);
+        const u = await people.createUser(ws.id, { name: o.name ?? `User ${login}`, login, role: 'Engineer', isAdmin: o.isAdmin ?? false }, deps);
         return { id: u.id, login: u.login };
       };
       const mkKey: TestWorkspace['key'] = async (userId, o = {}) => {
-        const k = await admin.issueKey(
+        const k = await keys.issueKey(
           userId,
           { scopes: o.scopes ?? [...SCOPES], projectIds: o.projectIds ?? null, allowedIps: o.allowedIps ?? [], expiresAt: o.expiresAt ?? null },
           deps,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CreateDocInput, DomainError, docs, invalid, markdownToHtml, refs, visibleTasksById, type Actor, type Deps } from '@tt/domain';
+import { type Actor, CreateDocInput, type Deps, docs, DomainError, invalid, markdownToHtml, visibleTasksById } from '@tt/domain';
 import { answer, done, fitPage, Format, orNull } from '../answer.js';
 import { when } from '../render.js';
 import { defineTool, pageNote } from '../tool.js';
@@ -48,7 +48,7 @@ export const listDocs = defineTool({
   annotations: READ,
   async run(args, { actor, deps }) {
     const spaces = (await docs.listSpaces(actor, deps)).data;
-    const space = args.space ? await refs.space(actor, args.space, deps, 'space') : undefined;
+    const space = args.space ? await docs.spaceByRef(actor, args.space, deps, 'space') : undefined;
     const fetch = (n: number) =>
       docs.listDocs(actor, { spaceId: space?.id, parentId: args.parent, taskId: args.task, q: args.query, limit: n, cursor: args.cursor }, deps);
     const render = (page: Awaited<ReturnType<typeof fetch>>) => {
@@ -142,7 +142,7 @@ export const createDoc = defineTool({
   output: DocWritten,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, { actor, deps }) {
-    const space = await refs.space(actor, args.space, deps, 'space');
+    const space = await docs.spaceByRef(actor, args.space, deps, 'space');
     try {
       const page = await docs.createDoc(
         actor, { spaceId: space.id, title: args.title, content: markdownToHtml(args.content), parentId: args.parent ?? null, taskIds: args.tasks }, deps,

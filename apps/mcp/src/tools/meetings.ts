@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agreements, CreateTaskInput, Day, ListMeetingsQuery, meetings, Priority, refs, TaskType, visibleTasksById } from '@tt/domain';
+import { CreateTaskInput, Day, ListMeetingsQuery, meetings, Priority, TaskType, visibleTasksById } from '@tt/domain';
 import { answer, fitPage, Format, orNull } from '../answer.js';
 import { resolveBoard, resolveProject, resolveUsers } from '../resolve.js';
 import { when } from '../render.js';
@@ -39,7 +39,7 @@ export const listMeetings = defineTool({
   async run(args, { actor, deps }) {
     const query = {
       q: args.query,
-      folderId: args.folder ? await refs.folder(actor, args.folder, deps, 'folder') : undefined,
+      folderId: args.folder ? await meetings.folderByRef(actor, args.folder, deps, 'folder') : undefined,
       projectId: args.project ? (await resolveProject(actor, args.project, deps)).id : undefined,
       from: args.from, to: args.to, cursor: args.cursor,
     };
@@ -178,7 +178,7 @@ export const createTaskFromAgreement = defineTool({
   async run(args, { actor, deps }) {
     const project = args.project !== undefined ? await resolveProject(actor, args.project, deps) : undefined;
     const board = args.board !== undefined ? await resolveBoard(actor, args.board, deps) : undefined;
-    const r = await agreements.createTaskFromAgreement(actor, args.meeting, args.agreement, {
+    const r = await meetings.createTaskFromAgreement(actor, args.meeting, args.agreement, {
       title: args.title, projectId: project?.id, boardId: board?.id, priority: args.priority, type: args.type, labels: args.labels,
       dueDate: args.dueDate, assigneeIds: args.assignees ? await resolveUsers(actor, args.assignees, deps, 'assignees') : undefined,
     }, deps);

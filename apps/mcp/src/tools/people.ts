@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { company, SCOPES, today } from '@tt/domain';
+import { people, SCOPES, today } from '@tt/domain';
 import { answer, Format, orNull } from '../answer.js';
 import { FULL_SESSION, TOOLSETS } from '../session.js';
 import { defineTool, ok, pageNote } from '../tool.js';
@@ -26,7 +26,7 @@ export const whoami = defineTool({
   }),
   annotations: READ,
   async run(_args, { actor, deps, session = FULL_SESSION }) {
-    const me = company.me(actor, deps);
+    const me = people.me(actor, deps);
     const day = today(actor.workspace.timezone, deps.now());
     const missing = SCOPES.filter((s) => !me.key.scopes.includes(s));
     const text = [
@@ -70,7 +70,7 @@ export const listUsers = defineTool({
   }),
   annotations: READ,
   async run(args, { actor, deps }) {
-    const page = await company.listUsers(actor, { q: args.query, limit: args.limit, cursor: args.cursor }, deps);
+    const page = await people.listUsers(actor, { q: args.query, limit: args.limit, cursor: args.cursor }, deps);
     const users = page.data.map((u) => ({ id: u.id, name: u.name, login: u.login, role: u.role, isAdmin: u.isAdmin }));
     const lines = users.map((u) => `- ${plain(u.name)} (@${plain(u.login)}) — ${plain(u.role) || 'no job title'}${u.isAdmin ? ' · admin' : ''} · id ${u.id}`);
     lines.push('', pageNote(users.length, page.total, 'user', page.nextCursor));

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import {
-  CreateTaskInput, Day, docLinks, invalid, markdownToHtml, Priority, tasks, TaskType, UpdateTaskInput,
-  type Actor, type Deps, type Task,
-} from '@tt/domain';
+import { type Actor, CreateTaskInput, Day, type Deps, docs, invalid, markdownToHtml, Priority, type Task, tasks, TaskType, UpdateTaskInput } from '@tt/domain';
 import { done } from '../answer.js';
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
 import { taskCard, usersById } from '../render.js';
@@ -18,7 +15,7 @@ export const assignees = z
   .describe('Assignees as logins, names, user ids or `me`; the first one holds the task');
 export const labels = CreateTaskInput.shape.labels.unwrap().describe('Labels; unknown labels are created');
 const checklist = CreateTaskInput.shape.checklist.unwrap();
-const docs = z.array(z.string().min(1).max(100)).max(100).describe('Documentation page ids (from list_docs) to link the task to; needs docs:write');
+const pageIds = z.array(z.string().min(1).max(100)).max(100).describe('Documentation page ids (from list_docs) to link the task to; needs docs:write');
 export const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;
 
 /** What every task write returns: ids to chain on, and the task at a glance. */
@@ -53,7 +50,7 @@ export const createTask = withRequestId(defineTool({
     dueDate: Day.optional().describe('Due day YYYY-MM-DD'),
     parent: z.string().min(1).max(100).optional().describe('Parent task key or id (same project): makes this a subtask'),
     checklist: checklist.optional().describe('Checklist items [{text, done}]'),
-    docs: docs.optional(),
+    docs: pageIds.optional(),
     requestId: requestIdArg,
   }),
   output: TaskWritten,
@@ -76,7 +73,7 @@ export const createTask = withRequestId(defineTool({
       parentId: args.parent !== undefined ? (await resolveTask(actor, args.parent, deps)).id : undefined,
       checklist: args.checklist,
     });
-    const task = await docLinks.createTaskWithDocs(actor, input, args.docs ?? [], deps);
+    const task = await docs.createTaskWithDocs(actor, input, args.docs ?? [], deps);
     return card(actor, task, deps, `Created ${task.key}.`);
   },
 }));
@@ -99,7 +96,7 @@ export const updateTask = defineTool({
     dueDate: Day.nullable().optional().describe('Due day YYYY-MM-DD; null removes the due date'),
     assignees: assignees.optional().describe('The whole new assignee list (logins, names, ids or `me`); [] unassigns everybody'),
     checklist: checklist.optional().describe('The whole new checklist [{text, done}], existing items included; [] clears it'),
-    docs: docs.optional().describe('The whole list of linked page ids; [] unlinks every page you can read; needs docs:write'),
+    docs: pageIds.optional().describe('The whole list of linked page ids; [] unlinks every page you can read; needs docs:write'),
   }),
   output: TaskWritten,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -113,7 +110,7 @@ export const updateTask = defineTool({
       ...fields,
       assigneeIds: people !== undefined ? await resolveUsers(actor, people, deps, 'assignees') : undefined,
     });
-    const updated = await docLinks.updateTaskWithDocs(actor, task.id, input, pages, deps);
+    const updated = await docs.updateTaskWithDocs(actor, task.id, input, pages, deps);
     return card(actor, updated, deps, `Updated ${updated.key}.`);
   },
 });

@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import {
-  Category, Day, invalid, Priority, refs, taskViews, TaskType, type Category as CategoryT,
-} from '@tt/domain';
+import { Category, type Category as CategoryT, context, Day, invalid, Priority, projects, TaskType } from '@tt/domain';
 import { answer, fitPage, Format, orNull } from '../answer.js';
 import { resolveProject, resolveTask, resolveUser } from '../resolve.js';
 import { taskData, taskLine, usersById } from '../render.js';
 import { searchInOrder, type TaskFilters } from '../search.js';
-import { renderTaskView, taskViewData } from '../task-view.js';
+import { renderTaskView, taskViewData } from '../context-view.js';
 import { defineTool, pageNote } from '../tool.js';
 
-const TASK_SECTIONS = taskViews.TASK_SECTIONS;
+const TASK_SECTIONS = context.TASK_SECTIONS;
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1).max(50)]);
 const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
@@ -83,7 +81,7 @@ export const searchTasks = defineTool({
     if (args.parent !== undefined) filters.parentId = args.parent.toLowerCase() === 'none' ? 'none' : (await resolveTask(actor, args.parent, deps)).id;
     let categories: CategoryT[] | undefined = list(args.category);
     if (args.status !== undefined) {
-      const s = await refs.statusFilter(actor, list(args.status)!, project?.id, deps.store, 'status');
+      const s = await projects.statusFilter(actor, list(args.status)!, project?.id, deps.store, 'status');
       if (s.statusIds.length && s.categories.length) throw invalid('status', 'send column names/ids or categories, not both; use category for categories');
       if (s.statusIds.length) filters.statusId = s.statusIds.join(',');
       if (s.categories.length) categories = categories ? categories.filter((c) => s.categories.includes(c)) : s.categories;
@@ -159,7 +157,7 @@ export const getTask = defineTool({
   annotations: READ,
   async run(args, { actor, deps }) {
     const load = (comments: number) =>
-      taskViews.taskView(actor, args.task, { sections: args.sections ?? TASK_SECTIONS, comments, commentsCursor: args.commentsCursor, excerpt: 300 }, deps);
+      context.taskView(actor, args.task, { sections: args.sections ?? TASK_SECTIONS, comments, commentsCursor: args.commentsCursor, excerpt: 300 }, deps);
     let view = await load(args.comments);
     let rendered = renderTaskView(view);
     // The budget stopped the comments early: read that many again, so the cursor starts right after the last one shown.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { admin, SCOPES } from '@tt/domain';
+import { keys, people, SCOPES } from '@tt/domain';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
 import { QUEUE_NAME } from '@tt/jobs';
 import { createTestDatabaseUrl, dropTestDatabase } from '../../../../packages/store/src/testing.js';
@@ -87,10 +87,10 @@ export interface Person {
 /** A workspace with four people holding full keys, and a project with one board. */
 export async function team(stack: Stack): Promise<{ workspaceId: string; boardId: string; alice: Person; bob: Person; carol: Person; dave: Person }> {
   const deps = stack.runtime.deps;
-  const ws = await admin.createWorkspace({ name: 'Jobs', plan: 'business', timezone: 'Europe/Moscow' }, deps);
+  const ws = await people.createWorkspace({ name: 'Jobs', plan: 'business', timezone: 'Europe/Moscow' }, deps);
   const person = async (login: string): Promise<Person> => {
-    const u = await admin.createUser(ws.id, { name: login, login, role: '', isAdmin: login === 'alice' }, deps);
-    const k = await admin.issueKey(u.id, { scopes: [...SCOPES], projectIds: null, allowedIps: [], expiresAt: null }, deps);
+    const u = await people.createUser(ws.id, { name: login, login, role: '', isAdmin: login === 'alice' }, deps);
+    const k = await keys.issueKey(u.id, { scopes: [...SCOPES], projectIds: null, allowedIps: [], expiresAt: null }, deps);
     return { id: u.id, login: u.login, token: k.token };
   };
   const alice = await person('alice');

@@ -1,7 +1,4 @@
-import {
-  agreements, envelope, Id, ListMeetingsQuery, Meeting, MeetingFolder, meetings, MeetingWithSummary, paged, Task, TaskFromAgreementInput, Transcript,
-  TranscriptFormatQuery, z, type Deps,
-} from '@tt/domain';
+import { type Deps, envelope, Id, ListMeetingsQuery, Meeting, MeetingFolder, meetings, MeetingWithSummary, paged, Task, TaskFromAgreementInput, Transcript, TranscriptFormatQuery, z } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
 
 const idParam = z.strictObject({ id: Id });
@@ -35,7 +32,7 @@ export function meetingRoutes(r: Routes, deps: Deps): void {
       "meeting's project. The task id is recorded as summary.actionItems[index].taskId. An agreement makes one task: a second " +
       'request answers 422 `rejected` naming the first task.',
     scope: 'tasks:write', status: 201, params: agreementParams, body: TaskFromAgreementInput, response: envelope(Task, 'AgreementTaskResponse'),
-    handler: async ({ req, params, body }) => ({ data: (await agreements.createTaskFromAgreement(actorOf(req), params.id, params.index, body, deps)).task }),
+    handler: async ({ req, params, body }) => ({ data: (await meetings.createTaskFromAgreement(actorOf(req), params.id, params.index, body, deps)).task }),
   });
   r.add({
     method: 'get', path: '/meetings/:id/transcript', tag: 'Meetings', summary: 'The transcript (or text with format=text)',

@@ -1,0 +1,3 @@
+/** Safe retries: Idempotency-Key (REST) and requestId (MCP) claims, fingerprints and replays. */
+export * from './rules.js';
+export * from './retries.js';

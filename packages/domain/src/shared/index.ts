@@ -1,0 +1,16 @@
+/**
+ * The kernel every feature shares: errors, zod with OpenAPI, paging and cursors, common schemas, text and storable
+ * rules, days and periods, plan limits, the outbox's job catalog and the `Deps` wiring. It imports no feature.
+ */
+export * from './zod.js';
+export * from './errors.js';
+export * from './schemas.js';
+export * from './one-line.js';
+export type * from './paging.js';
+export * from './cursor.js';
+export * from './text.js';
+export * from './storable.js';
+export * from './period.js';
+export * from './plans.js';
+export * from './outbox.js';
+export type * from './store.js';

@@ -1,0 +1,45 @@
+import { DateTime } from 'luxon';
+import { invalid } from './errors.js';
+
+/** Today's date (YYYY-MM-DD) in a time zone. */
+export function today(timezone: string, now: number): string {
+  return DateTime.fromMillis(now, { zone: timezone }).toISODate()!;
+}
+
+/**
+ * The report period: inclusive days, at most one year (from 2026-01-15 the last allowed day is 2027-01-14).
+ * Defaults: the 1st of the current month to today in the workspace's zone; with only `to`, the 1st of its month;
+ * with only `from`, today or the last day of the year that starts at `from`, whichever is earlier.
+ */
+export function reportPeriod(from: string | undefined, to: string | undefined, timezone: string, now: number): { from: string; to: string } {
+  // The day before `start`, a year on: 2026-01-15 -> 2027-01-14, and 2024-02-29 -> 2025-02-28.
+  const lastAllowed = (start: string) => DateTime.fromISO(start).minus({ days: 1 }).plus({ years: 1 }).toISODate()!;
+  let end = to ?? today(timezone, now);
+  const start = from ?? DateTime.fromISO(end).startOf('month').toISODate()!;
+  if (to === undefined && end > lastAllowed(start)) end = lastAllowed(start);
+  if (start > end) throw invalid('query.from', `must not be after to (${end})`);
+  if (end > lastAllowed(start)) {
+    throw invalid('query.to', `the period may be at most one year; with from ${start} the last day is ${lastAllowed(start)}`);
+  }
+  return { from: start, to: end };
+}
+
+/** Epoch ms bounds of whole days in a time zone: [start of `from`, start of the day after `to`). */
+export function dayBounds(from: string | undefined, to: string | undefined, timezone: string): { start?: number; end?: number } {
+  const out: { start?: number; end?: number } = {};
+  if (from) out.start = DateTime.fromISO(from, { zone: timezone }).startOf('day').toMillis();
+  if (to) out.end = DateTime.fromISO(to, { zone: timezone }).plus({ days: 1 }).startOf('day').toMillis();
+  return out;
+}
+
+/** The calendar day of a moment in a time zone. */
+export function dayOf(ms: number, timezone: string): string {
+  return DateTime.fromMillis(ms, { zone: timezone }).toISODate()!;
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+
+/** The English short name of a day's weekday (a report can hold tens of thousands of days: no date library here). */
+export function weekday(day: string): string {
+  return WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay()]!;
+}

@@ -1,0 +1,136 @@
+import { type Deps, job, type OutboxJob, rejected, richText } from '../shared/index.js';
+import { type Actor, requireScope } from '../keys/index.js';
+import { checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
+import {
+  assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
+  reloadRecord, versioned,
+} from './checks.js';
+import { taskChangeEvents, taskEvent } from './events.js';
+import { visibleTask } from './lookup.js';
+import type { TaskPatch } from './ports.js';
+import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
+
+export async function updateTaskVersioned(
+  actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions,
+): Promise<Versioned<Task>> {
+  requireScope(actor, 'tasks:write');
+  const result = await deps.store.transaction(async (repos) => {
+    const task = await visibleTask(actor, ref, repos);
+    assertActive(task);
+    await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
+    const now = deps.now();
+    const patch: TaskPatch = { updatedAt: now };
+    const jobs: OutboxJob[] = [];
+    if (input.title !== undefined) patch.title = input.title;
+    if (input.type !== undefined) patch.type = input.type;
+    if (input.priority !== undefined) patch.priority = input.priority;
+    if (input.dueDate !== undefined) patch.dueDate = input.dueDate;
+    if (input.timeEstimateSeconds !== undefined) patch.timeEstimateSeconds = input.timeEstimateSeconds;
+    if (input.checklist !== undefined) patch.checklist = checklistItems(input.checklist, deps);
+    if (input.labels !== undefined) {
+      patch.labels = dedupe(input.labels);
+      await repos.labels.ensure(actor.workspace.id, patch.labels);
+    }
+    const text = richText(input.description, input.descriptionText);
+    if (text) {
+      patch.descriptionHtml = text.html;
+      patch.descriptionText = text.text;
+    }
+
+    if (input.boardId !== undefined || input.statusId !== undefined) {
+      let board = await boardFor(actor, task.boardId, repos, 'boardId');
+      if (input.boardId !== undefined && input.boardId !== task.boardId) {
+        board = await boardFor(actor, input.boardId, repos, 'boardId');
+        if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
+      }
+      const status = input.statusId !== undefined || board.id !== task.boardId ? await columnOf(actor, board, input.statusId, repos) : undefined;
+      if (status) {
+        patch.boardId = board.id;
+        patch.statusId = status.id;
+        patch.rank = await rankFor(repos, status.id, 0, task.id);
+        patch.doneAt = doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now);
+      }
+    }
+
+    if (input.assigneeIds !== undefined || input.assigneeId !== undefined) {
+      let ids = input.assigneeIds !== undefined ? dedupe(input.assigneeIds) : task.assigneeIds;
+      let holder = task.assigneeId;
+      if (input.assigneeId !== undefined) {
+        holder = input.assigneeId;
+        if (holder !== null && !ids.includes(holder)) ids = [holder, ...ids];
+      } else if (holder === null || !ids.includes(holder)) {
+        holder = ids[0] ?? null;
+      }
+      await checkUsers(actor, ids, input.assigneeIds !== undefined ? 'assigneeIds' : 'assigneeId', repos);
+      patch.assigneeIds = ids;
+      patch.assigneeId = holder;
+      const added = ids.filter((id) => !task.assigneeIds.includes(id) && id !== actor.user.id);
+      if (added.length) {
+        jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: added }));
+      }
+    }
+
+    if (input.parentId !== undefined) {
+      patch.parentId = input.parentId === null ? null : await checkParent(actor, input.parentId, task.projectId, task.id, repos);
+      if (patch.parentId === task.id) throw rejected('A task cannot be its own parent');
+    }
+
+    await repos.tasks.update(task.id, patch);
+    if (jobs.length) await repos.outbox.add(jobs);
+    await taskChangeEvents(repos, deps, actor.user.id, task, await reloadRecord(task, repos));
+    // The old and the new parent show the change in their subtaskIds.
+    if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
+      await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
+    }
+    return versioned(actor, task, repos);
+  });
+  deps.jobs.notify();
+  return result;
+}
+
+export const updateTask = withoutVersion(updateTaskVersioned);
+export async function moveTaskVersioned(
+  actor: Actor, ref: string, input: MoveTaskInput, deps: Deps, opts?: WriteOptions,
+): Promise<Versioned<Task>> {
+  requireScope(actor, 'tasks:write');
+  const result = await deps.store.transaction(async (repos) => {
+    const task = await visibleTask(actor, ref, repos);
+    assertActive(task);
+    await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
+    let board = await boardFor(actor, task.boardId, repos, 'boardId');
+    if (input.boardId !== undefined && input.boardId !== task.boardId) {
+      board = await boardFor(actor, input.boardId, repos, 'boardId');
+      if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
+    }
+    const status = await columnOf(actor, board, input.statusId, repos);
+    const now = deps.now();
+    await repos.tasks.update(task.id, {
+      boardId: board.id,
+      statusId: status.id,
+      rank: await rankFor(repos, status.id, input.position, task.id),
+      doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
+      updatedAt: now,
+    });
+    await taskChangeEvents(repos, deps, actor.user.id, task, await reloadRecord(task, repos));
+    return versioned(actor, task, repos);
+  });
+  deps.jobs.notify();
+  return result;
+}
+
+export const moveTask = withoutVersion(moveTaskVersioned);
+export async function deleteTask(actor: Actor, ref: string, deps: Deps, opts?: WriteOptions): Promise<void> {
+  requireScope(actor, 'tasks:write');
+  await deps.store.transaction(async (repos) => {
+    const task = await visibleTask(actor, ref, repos);
+    assertActive(task);
+    await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
+    // What the others show changes with the task gone: the parent's subtaskIds, the subtasks' parentId, the pages' taskIds.
+    const { subtaskIds, docIds } = await repos.tasks.details(task, null);
+    await repos.versions.bump('task', task.parentId === null ? subtaskIds : [task.parentId, ...subtaskIds]);
+    await repos.versions.bump('doc', docIds);
+    await taskEvent(repos, deps, 'task.deleted', actor.user.id, task);
+    await repos.tasks.delete(task.id);
+  });
+  deps.jobs.notify();
+}

@@ -1,0 +1,116 @@
+import {
+  type Deps, invalid, job, missingRef, type OutboxJob, rejected, type Repos, richText,
+} from '../shared/index.js';
+import { type Actor, canSeeBoard, canSeeProject, requireScope } from '../keys/index.js';
+import type { BoardRecord, ProjectRecord } from '../projects/index.js';
+import { type Versioned, withoutVersion } from '../versions/index.js';
+import type { WebhookRecord } from '../webhooks/index.js';
+import { checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor } from './checks.js';
+import { taskEvent } from './events.js';
+import type { TaskInsert } from './ports.js';
+import { presentTask } from './present.js';
+import type { CreateTaskInput, Task } from './schema.js';
+
+/** Creates a task and queues its notifications and automations with the same commit; with the new task's version. */
+export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, deps: Deps): Promise<Versioned<Task>> {
+  requireScope(actor, 'tasks:write');
+  // The checks read first, outside any transaction: under read committed each statement sees what is committed as it
+  // starts, inside a transaction or not, and nothing here locks. The common create is then one insert that commits
+  // alone; a parent's version or a webhook event make it a transaction.
+  const plan = await planTask(actor, input, deps.store, deps);
+  const alone = plan.parentId === null && plan.subscriptions.length === 0;
+  const result = alone ? await writeTask(actor, plan, deps.store, deps) : await deps.store.transaction((repos) => writeTask(actor, plan, repos, deps));
+  deps.jobs.notify();
+  return result;
+}
+
+export const createTask = withoutVersion(createTaskVersioned);
+/**
+ * Where a new task goes: `boardId`, else the first board of `projectId` open to the user; with its project, whether
+ * the board has task_created rules (undefined: not known, so the automation job is queued anyway) and, read along,
+ * which of `userIds` are live people (undefined: not read).
+ */
+async function placeOf(
+  actor: Actor,
+  input: CreateTaskInput,
+  userIds: string[],
+  repos: Repos,
+): Promise<{ board: BoardRecord; project: ProjectRecord; createRules?: boolean; liveUserIds?: string[] }> {
+  if (input.boardId !== undefined) {
+    const place = await repos.boards.placement(actor.workspace.id, input.boardId, userIds);
+    if (!place || !canSeeBoard(actor, place.board)) throw missingRef('boardId', `board ${input.boardId}`);
+    if (input.projectId !== undefined && input.projectId !== place.board.projectId) {
+      throw invalid('projectId', `board ${place.board.id} is not in project ${input.projectId}`);
+    }
+    return place;
+  }
+  if (input.projectId === undefined) throw invalid('boardId', 'required: send boardId or projectId');
+  const project = await repos.projects.get(actor.workspace.id, input.projectId);
+  if (!project || !canSeeProject(actor, project.id)) throw missingRef('projectId', `project ${input.projectId}`);
+  const [board] = await repos.boards.byProjects(actor.workspace.id, [project.id], actor.user.id);
+  if (!board) throw rejected(`Project ${project.key} has no board; create one first`);
+  return { board, project };
+}
+
+/** Creates a task inside the caller's transaction, so a task made from a meeting agreement commits with the agreement. */
+export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
+  return (await writeTask(actor, await planTask(actor, input, repos, deps), repos, deps)).data;
+}
+
+/** A checked task create: the row to insert and what goes with it. */
+interface TaskPlan {
+  task: TaskInsert;
+  projectKey: string;
+  labels: string[];
+  jobs: OutboxJob[];
+  parentId: string | null;
+  subscriptions: WebhookRecord[];
+}
+
+/** Reads and checks everything a create needs, writing nothing; the task's id is chosen here. */
+async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<TaskPlan> {
+  requireScope(actor, 'tasks:write');
+  let assigneeIds = dedupe(input.assigneeIds ?? []);
+  if (input.assigneeId !== undefined && !assigneeIds.includes(input.assigneeId)) assigneeIds = [input.assigneeId, ...assigneeIds];
+  const { board, project, createRules, liveUserIds } = await placeOf(actor, input, assigneeIds, repos);
+  const status = await columnOf(actor, board, input.statusId, repos);
+  await checkUsers(actor, assigneeIds, 'assigneeIds', repos, liveUserIds);
+  const assigneeId = input.assigneeId ?? assigneeIds[0] ?? null;
+
+  const labels = dedupe(input.labels ?? []);
+  const parentId = input.parentId !== undefined ? await checkParent(actor, input.parentId, project.id, null, repos) : null;
+  const text = richText(input.description, input.descriptionText) ?? { html: '', text: '' };
+  const now = deps.now();
+  const id = deps.newId('task');
+
+  const jobs: OutboxJob[] = [];
+  // A board without task_created rules would only have the job look for them: it is left out.
+  if (createRules !== false) {
+    jobs.push(job('automations.task_created', { workspaceId: actor.workspace.id, taskId: id, boardId: board.id, statusId: status.id, actorId: actor.user.id }));
+  }
+  const notify = assigneeIds.filter((u) => u !== actor.user.id);
+  if (notify.length) jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: id, actorId: actor.user.id, userIds: notify }));
+  // The request's key was read with whether the workspace has any subscription at all: mostly none, and no lookup.
+  const subscriptions = actor.webhooks === false ? [] : await repos.webhooks.matching(actor.workspace.id, 'task.created', project.id);
+  const task: TaskInsert = {
+    id, workspaceId: actor.workspace.id, projectId: project.id, boardId: board.id, statusId: status.id,
+    title: input.title, type: input.type ?? 'task', priority: input.priority ?? 'medium',
+    assigneeId, assigneeIds, reporterId: actor.user.id, labels, dueDate: input.dueDate ?? null, parentId,
+    timeEstimateSeconds: input.timeEstimateSeconds ?? 0, descriptionHtml: text.html, descriptionText: text.text,
+    checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
+    doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
+  };
+  return { task, projectKey: project.key, labels, jobs, parentId, subscriptions };
+}
+
+/**
+ * Writes a planned task: the parent's version first, then the task (with its labels and jobs) as the last write, so
+ * the project's number counter stays locked only until the commit. A new task has no subtasks, attachments, time
+ * logs or linked pages, so its full form needs no read back.
+ */
+async function writeTask(actor: Actor, plan: TaskPlan, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
+  if (plan.parentId !== null) await repos.versions.bump('task', [plan.parentId]); // its subtaskIds changed
+  const { task, position } = await repos.tasks.append(plan.task, plan.projectKey, { labels: plan.labels, jobs: plan.jobs });
+  await taskEvent(repos, deps, 'task.created', actor.user.id, task, plan.subscriptions);
+  return { data: presentTask(task, { subtaskIds: [], attachments: [], timeLogs: [], docIds: [], position }), version: task.version };
+}

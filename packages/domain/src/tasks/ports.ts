@@ -1,0 +1,154 @@
+import type { OutboxJob, PageRequest, PageResult } from '../shared/index.js';
+import type { Category } from '../projects/index.js';
+import type { Priority, TaskType } from './schema.js';
+
+export interface ChecklistRecord {
+  id: string;
+  text: string;
+  done: boolean;
+}
+
+export interface TaskRecord {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  boardId: string;
+  statusId: string;
+  statusName: string;
+  statusCategory: Category;
+  number: number;
+  key: string;
+  title: string;
+  type: TaskType;
+  priority: Priority;
+  assigneeId: string | null;
+  assigneeIds: string[];
+  reporterId: string;
+  labels: string[];
+  dueDate: string | null;
+  parentId: string | null;
+  timeEstimateSeconds: number;
+  timeSpentSeconds: number;
+  descriptionHtml: string;
+  descriptionText: string;
+  checklist: ChecklistRecord[];
+  rank: number;
+  archivedAt: number | null;
+  doneAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  /** Raised by every change to what GET shows (see versions.ts). */
+  version: number;
+}
+
+export interface TaskDetails {
+  subtaskIds: string[];
+  timeLogs: TimeLogRecord[];
+  attachments: AttachmentRecord[];
+  docIds: string[];
+  position: number | null;
+}
+
+/** A task with what deciding its visibility needs: its board's members (null = an open board). */
+export interface TaskView {
+  task: TaskRecord;
+  boardMemberIds: string[] | null;
+}
+
+/** A task with its details, read in one query. */
+export interface TaskFullView extends TaskView {
+  details: TaskDetails;
+}
+
+export interface AttachmentRecord {
+  id: string;
+  taskId: string;
+  name: string;
+  size: number;
+  type: string;
+}
+
+export interface TaskFilter {
+  workspaceId: string;
+  visibleProjectIds: string[] | null;
+  userId: string;
+  projectId?: string | undefined;
+  boardId?: string | undefined;
+  statusId?: string | undefined;
+  category?: Category | undefined;
+  assigneeId?: string | undefined;
+  reporterId?: string | undefined;
+  types?: TaskType[] | undefined;
+  priorities?: Priority[] | undefined;
+  labels?: string[] | undefined;
+  parentId?: string | undefined;
+  dueBefore?: string | undefined;
+  updatedSince?: number | undefined;
+  q?: string | undefined;
+  archived: 'false' | 'true' | 'all';
+  orderBy: TaskOrder;
+  /** Any of these columns / categories (besides statusId and category, which stay single). */
+  statusIds?: string[] | undefined;
+  categories?: Category[] | undefined;
+  dueAfter?: string | undefined;
+}
+
+/** created: oldest first; position: column order; priority: highest first; dueDate: soonest first, none last; updated: latest first. */
+export type TaskOrder = 'created' | 'position' | 'priority' | 'dueDate' | 'updated';
+export type TaskInsert = Omit<TaskRecord, 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
+export type TaskPatch = Partial<
+  Pick<
+    TaskRecord,
+    | 'title' | 'type' | 'priority' | 'assigneeId' | 'assigneeIds' | 'labels' | 'dueDate' | 'parentId'
+    | 'timeEstimateSeconds' | 'descriptionHtml' | 'descriptionText' | 'checklist' | 'boardId' | 'statusId'
+    | 'rank' | 'doneAt' | 'archivedAt' | 'updatedAt'
+  >
+>;
+export interface TimeLogRecord {
+  id: string;
+  workspaceId: string;
+  taskId: string;
+  taskKey: string;
+  projectId: string;
+  userId: string;
+  seconds: number;
+  date: string;
+  note: string;
+  createdAt: number;
+}
+
+/** Repositories of tasks. */
+export interface TaskRepos {
+  tasks: {
+    /**
+     * Inserts a task at the bottom of its column, numbered with its project's next number (key `<projectKey>-<n>`),
+     * with its labels made known in the workspace and its outbox jobs, in one statement; with its position in the
+     * column. Call it last in the transaction: it locks the project's counter until the commit.
+     */
+    append(task: TaskInsert, projectKey: string, also: { labels: string[]; jobs: OutboxJob[] }): Promise<{ task: TaskRecord; position: number }>;
+    get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
+    getAny(id: string): Promise<TaskRecord | undefined>;
+    /** A task by id or key with its board's members, in one query. */
+    view(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskView | undefined>;
+    /** A task by id or key (workspaceId null: by id in any workspace) with its board's members and details, in one query. */
+    fullView(workspaceId: string | null, ref: { id?: string; key?: string }, viewerId: string | null): Promise<TaskFullView | undefined>;
+    byIds(workspaceId: string, ids: string[]): Promise<TaskRecord[]>;
+    /** Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all) and column position. */
+    details(task: TaskRecord, viewerId: string | null): Promise<TaskDetails>;
+    update(id: string, patch: TaskPatch): Promise<void>;
+    delete(id: string): Promise<void>;
+    list(filter: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>>;
+    /** Rank bounds around `position` (0 = top) in a column, ignoring `exceptId`. */
+    rankAt(statusId: string, position: number, exceptId: string | null): Promise<{ before: number | null; after: number | null }>;
+    renumberColumn(statusId: string): Promise<void>;
+    /** Ids of the task and its ancestors, nearest first. */
+    ancestors(id: string): Promise<string[]>;
+  };
+  attachments: {
+    insert(input: Omit<AttachmentRecord, 'id'>): Promise<AttachmentRecord>;
+  };
+}
+
+declare module '../shared/store.js' {
+  interface Repos extends TaskRepos {}
+}

@@ -1,0 +1,41 @@
+import { decodeCursor, type Deps, encodeCursor, invalid, type Page } from '../shared/index.js';
+import { type Actor, requireScope } from '../keys/index.js';
+import { assigneeFilter, filterUserId } from '../people/index.js';
+import { type Versioned, withoutVersion } from '../versions/index.js';
+import { seen, taskRef } from './lookup.js';
+import { presentTask, presentTaskSummary } from './present.js';
+import type { ListTasksQuery, Task, TaskSummary } from './schema.js';
+
+export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): Promise<Versioned<Task>> {
+  requireScope(actor, 'tasks:read');
+  // The row, its visibility and its details in one query.
+  const view = seen(actor, await deps.store.tasks.fullView(actor.workspace.id, taskRef(ref), actor.user.id));
+  return { data: presentTask(view.task, view.details), version: view.task.version };
+}
+
+export const getTask = withoutVersion(getTaskVersioned);
+export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
+  requireScope(actor, 'tasks:read');
+  const statusIds = query.statusId ?? [];
+  const categories = query.category ?? [];
+  if (query.orderBy === 'position' && statusIds.length !== 1) {
+    throw invalid('orderBy', 'position order needs statusId (one column)');
+  }
+  if (query.dueAfter && query.dueBefore && query.dueAfter > query.dueBefore) throw invalid('dueAfter', `must not be after dueBefore (${query.dueBefore})`);
+  // One value stays in the single-valued filter fields, which the store can count from its counters.
+  const page = await deps.store.tasks.list(
+    {
+      workspaceId: actor.workspace.id, visibleProjectIds: actor.key.projectIds, userId: actor.user.id,
+      projectId: query.projectId, boardId: query.boardId,
+      statusId: statusIds.length === 1 ? statusIds[0] : undefined, statusIds: statusIds.length > 1 ? statusIds : undefined,
+      category: categories.length === 1 ? categories[0] : undefined, categories: categories.length > 1 ? categories : undefined,
+      assigneeId: await assigneeFilter(actor, query.assigneeId, deps.store),
+      reporterId: query.reporterId === undefined ? undefined : await filterUserId(actor, query.reporterId, deps.store),
+      types: query.type, priorities: query.priority,
+      labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, dueAfter: query.dueAfter, updatedSince: query.updatedSince,
+      q: query.q, archived: query.archived, orderBy: query.orderBy,
+    },
+    { limit: query.limit, after: decodeCursor(query.cursor) },
+  );
+  return { data: page.rows.map(presentTaskSummary), nextCursor: encodeCursor(page.next), total: page.total };
+}

@@ -1,0 +1,2 @@
+/** Versions of tasks, pages and projects: the ETag / If-Match preconditions of writes. */
+export * from './versions.js';

@@ -1,0 +1,27 @@
+import { type Deps, job, type Repos } from '../shared/index.js';
+import type { WebhookRecord } from './ports.js';
+import type { WebhookEventType } from './schema.js';
+
+/**
+ * Records a webhook event in the transaction of the change that caused it: one event row, a delivery per active
+ * subscription that takes it, and a `webhooks.deliver` job per delivery in the outbox. A rollback leaves nothing; a
+ * commit keeps all of it even while the queue is down. A workspace without subscriptions pays one indexed lookup;
+ * a caller that looked the subscriptions up earlier in the transaction passes them.
+ * The caller wakes the relay after the commit (deps.jobs.notify()).
+ */
+export async function recordEvent(
+  repos: Repos,
+  deps: Pick<Deps, 'newId' | 'now'>,
+  e: { workspaceId: string; projectId: string | null; type: WebhookEventType; data: Record<string, unknown> },
+  known?: WebhookRecord[],
+): Promise<number> {
+  const subscriptions = known ?? (await repos.webhooks.matching(e.workspaceId, e.type, e.projectId));
+  if (!subscriptions.length) return 0;
+  const id = deps.newId('evt');
+  const createdAt = deps.now();
+  await repos.webhooks.addEvent({ id, workspaceId: e.workspaceId, projectId: e.projectId, type: e.type, data: e.data, createdAt });
+  const deliveries = subscriptions.map((s) => ({ id: deps.newId('whd'), webhookId: s.id, eventId: id, createdAt, redeliveryOf: null }));
+  await repos.webhooks.addDeliveries(deliveries);
+  await repos.outbox.add(deliveries.map((d) => job('webhooks.deliver', { deliveryId: d.id })));
+  return deliveries.length;
+}
