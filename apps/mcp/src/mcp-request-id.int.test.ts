@@ -62,6 +62,22 @@ describe('create_task requestId', () => {
     expect(await tasksTitled('Agent fixed')).toBe(1);
   });
 
+  it('stores the result in the transaction of the write: when storing it fails, nothing is created and the retry runs once', async () => {
+    const args = { title: 'Result lost', project: 'AGT', requestId: 'run-9-step-1' };
+    await fx.runtime.db.raw(`ALTER TABLE idempotency_keys ADD CONSTRAINT test_refuse_result CHECK (status IS NULL) NOT VALID`);
+    try {
+      const failed = await call(client, 'create_task', args);
+      expect(failed.isError).toBe(true);
+    } finally {
+      await fx.runtime.db.raw('ALTER TABLE idempotency_keys DROP CONSTRAINT test_refuse_result');
+    }
+    expect(await tasksTitled('Result lost')).toBe(0);
+    const retry = await call(client, 'create_task', args);
+    expect(retry.isError).toBeFalsy();
+    expect((await call(client, 'create_task', args)).text).toContain('Replayed');
+    expect(await tasksTitled('Result lost')).toBe(1);
+  });
+
   it('runs once when two calls with one requestId arrive at once, and is scoped to the API key', async () => {
     const args = { title: 'Agent raced', project: 'AGT', requestId: 'run-4' };
     const results = await Promise.all([call(client, 'create_task', args), call(client, 'create_task', args)]);

@@ -8,8 +8,9 @@ type Input = z.ZodObject;
 /**
  * A tool's `requestId`: the MCP form of REST's Idempotency-Key, for agents that retry. The same requestId with the same
  * arguments within 24 hours returns the first result again (prefixed with a note) and does nothing; other arguments
- * are `idempotency_key_reused`; a call still running is `idempotency_conflict`. Only successful results are kept: a
- * failed call wrote nothing, so the agent may fix its arguments and retry with the same requestId.
+ * are `idempotency_key_reused`; a call still running is `idempotency_conflict`. Only successful results are kept, in
+ * the transaction of the call's writes (`idempotency.once`): a failed call wrote nothing, so the agent may fix its
+ * arguments and retry with the same requestId.
  */
 export async function oncePerRequestId(
   ctx: ToolContext,
@@ -22,19 +23,14 @@ export async function oncePerRequestId(
   const key = parseIdempotencyKey(requestId, 'requestId');
   const scope = { keyId: ctx.actor.key.id, surface: 'mcp' as const };
   const { requestId: _omit, ...rest } = args;
-  const started = await idempotency.start(scope, key, requestFingerprint([tool, rest]), ctx.deps, 'requestId');
-  if (started.kind === 'replay') return replayed(JSON.parse(started.response.body) as CallToolResult, key);
-  let result: CallToolResult;
-  try {
-    result = await run();
-  } catch (e) {
-    await idempotency.finish(scope, key, started.token, null, ctx.deps).catch(() => undefined);
-    throw e;
-  }
-  const answer = result.isError ? null : { status: 200, headers: {}, body: JSON.stringify(result) };
-  // The task exists either way: a failed write only means a retry waits out the claim instead of replaying.
-  await idempotency.finish(scope, key, started.token, answer, ctx.deps).catch((err: Error) => ctx.log.warn({ err: err.message, tool }, 'storing the requestId result failed'));
-  return result;
+  const outcome = await idempotency.once(scope, key, requestFingerprint([tool, rest]), ctx.deps, async () => {
+    const result = await run();
+    return { value: result, answer: result.isError ? null : { status: 200, headers: {}, body: JSON.stringify(result) } };
+  }, 'requestId');
+  if (outcome.kind === 'replay') return replayed(JSON.parse(outcome.response.body) as CallToolResult, key);
+  // The jobs the call wrote committed just now: wake the relay (the use case's own wake came before the commit).
+  if (outcome.kept) ctx.deps.jobs.notify();
+  return outcome.value;
 }
 
 function replayed(result: CallToolResult, key: string): CallToolResult {

@@ -74,7 +74,7 @@ describe('Idempotency-Key on POST', () => {
     expect(first.kind).toBe('run');
     const during = await post('/tasks', body, key);
     expect([during.status, during.body.error.code]).toEqual([409, 'idempotency_conflict']);
-    await idempotency.finish(scope, key, (first as { token: string }).token, null, h.runtime.deps);
+    await h.runtime.deps.store.idempotency.release(scope, key, (first as { token: string }).token);
     const retry = await post('/tasks', body, key);
     expect([retry.status, replayed(retry)]).toEqual([201, null]);
     expect(await tasksTitled('In flight')).toBe(1);
@@ -107,6 +107,27 @@ describe('Idempotency-Key on POST', () => {
     const retry = await createTask({ title: 'Fails once' }, key);
     expect([retry.status, replayed(retry)]).toEqual([201, null]);
     expect(await tasksTitled('Fails once')).toBe(1);
+  });
+
+  it('stores the answer in the transaction of the write: when storing it fails, the write is rolled back and the retry runs once', async () => {
+    const key = newKey();
+    // The moment between the write and its stored answer, made to fail: an answer that cannot be stored. Before the
+    // answer was stored in the write's transaction, the task stayed behind and a retry after the claim lapsed made a second.
+    await h.runtime.db.raw(`ALTER TABLE idempotency_keys ADD CONSTRAINT test_refuse_answer CHECK (status IS NULL) NOT VALID`);
+    let failed: TestResponse;
+    try {
+      failed = await createTask({ title: 'Answer lost' }, key);
+    } finally {
+      await h.runtime.db.raw('ALTER TABLE idempotency_keys DROP CONSTRAINT test_refuse_answer');
+    }
+    expect([failed.status, failed.body.error.code]).toEqual([500, 'internal']);
+    expect(failed.headers.get('etag')).toBeNull();
+    expect(await tasksTitled('Answer lost')).toBe(0);
+    expect(await rowOf(key)).toBeUndefined();
+    const retry = await createTask({ title: 'Answer lost' }, key);
+    expect([retry.status, replayed(retry)]).toEqual([201, null]);
+    expect((await createTask({ title: 'Answer lost' }, key)).text).toBe(retry.text);
+    expect(await tasksTitled('Answer lost')).toBe(1);
   });
 
   it('replays a refusal (404) but not a 400, which the client may fix and resend with the same key', async () => {

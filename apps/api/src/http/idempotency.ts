@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, RequestHandler, Response } from 'express';
 import { idempotency, invalid, IDEMPOTENCY_KEY_MAX, parseIdempotencyKey, requestFingerprint, z, type Deps, type StoredResponse } from '@tt/domain';
 
 /** Headers of the first answer that a replay repeats besides status and body. */
@@ -7,9 +7,11 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
 const PRUNE_EVERY_MS = 10 * 60_000;
 
 /**
- * `Idempotency-Key` on every POST: a thin adapter over the idempotency use case. Mounted after authentication, so a
- * key belongs to the API key. A first request runs with its answer captured and stored before it is sent (a retry
- * arriving right after the answer already sees it); a replay sends the stored answer with `Idempotent-Replayed: true`.
+ * `Idempotency-Key` on every POST: a thin adapter over the idempotency use case (`idempotency.once`). Mounted after
+ * authentication, so a key belongs to the API key. A first request runs with its answer held back until the answer is
+ * stored in the same transaction as the request's writes and committed; only then is it sent (a retry arriving right
+ * after it sees the answer, and an answer the client saw is never of a write that did not commit). A replay sends the
+ * stored answer with `Idempotent-Replayed: true`.
  */
 export function idempotencyKeys(deps: Deps): RequestHandler {
   let nextPrune = 0;
@@ -29,10 +31,20 @@ export function idempotencyKeys(deps: Deps): RequestHandler {
         nextPrune = deps.now() + PRUNE_EVERY_MS;
         idempotency.prune(deps).catch((err: Error) => req.log?.warn({ err: err.message }, 'pruning idempotency keys failed'));
       }
-      const started = await idempotency.start(scope, key, fingerprint, deps);
-      if (started.kind === 'replay') return replay(res, started.response);
-      captureAnswer(req, res, (answer) => idempotency.finish(scope, key, started.token, answer, deps));
-      next();
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      let outcome: idempotency.Outcome<unknown[]>;
+      try {
+        outcome = await idempotency.once(scope, key, fingerprint, deps, () => runHeld(res, next));
+      } catch (e) {
+        // Nothing was sent and nothing committed: the request's own answer gives way to the error.
+        res.end = end as Response['end'];
+        for (const name of REPLAYED_HEADERS) res.removeHeader(name);
+        throw e;
+      }
+      if (outcome.kind === 'replay') return replay(res, outcome.response);
+      end(...outcome.value);
+      // The jobs the request wrote committed just now: wake the relay (the use case's own wake came before the commit).
+      deps.jobs.notify();
     } catch (e) {
       next(e);
     }
@@ -47,30 +59,27 @@ function replay(res: Response, answer: StoredResponse): void {
 }
 
 /**
- * Holds the answer back until `store` has run: `res.send` and `res.json` end in `res.end` with the whole body, so
- * wrapping it sees status, headers and body. An answer written in pieces (`res.write`) is not stored but released.
+ * Runs the rest of the request (`next`) and holds its answer back: `res.send` and `res.json` end in `res.end` with the
+ * whole body, so wrapping it sees status, headers and body. Resolves with `res.end`'s arguments, to be sent by the
+ * caller, and the answer to keep (null: not kept). An answer written in pieces (`res.write`) is not kept.
  */
-function captureAnswer(req: Request, res: Response, store: (answer: StoredResponse | null) => Promise<void>): void {
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-  let streamed = false;
-  let ended = false;
-  res.write = ((...args: unknown[]) => {
-    streamed = true;
-    return write(...args);
-  }) as Response['write'];
-  res.end = ((...args: unknown[]) => {
-    if (ended) return end(...args);
-    ended = true;
-    const body = typeof args[0] === 'string' ? args[0] : args[0] instanceof Uint8Array ? Buffer.from(args[0]).toString('utf8') : '';
-    const status = res.statusCode;
-    const answer = !streamed && idempotency.remembers(status) ? { status, headers: replayedHeaders(res), body } : null;
-    store(answer)
-      // The answer still goes out; the claim then lapses after its lock time instead of being replayed.
-      .catch((err: Error) => req.log?.warn({ err: err.message }, 'storing the idempotent answer failed'))
-      .finally(() => end(...args));
-    return res;
-  }) as Response['end'];
+function runHeld(res: Response, next: NextFunction): Promise<{ value: unknown[]; answer: StoredResponse | null }> {
+  return new Promise((resolve) => {
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    let streamed = false;
+    res.write = ((...args: unknown[]) => {
+      streamed = true;
+      return write(...args);
+    }) as Response['write'];
+    res.end = ((...args: unknown[]) => {
+      const body = typeof args[0] === 'string' ? args[0] : args[0] instanceof Uint8Array ? Buffer.from(args[0]).toString('utf8') : '';
+      const status = res.statusCode;
+      const answer = !streamed && idempotency.remembers(status) ? { status, headers: replayedHeaders(res), body } : null;
+      resolve({ value: args, answer });
+      return res;
+    }) as Response['end'];
+    next();
+  });
 }
 
 function replayedHeaders(res: Response): Record<string, string> {

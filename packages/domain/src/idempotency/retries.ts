@@ -10,7 +10,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const IDEMPOTENCY_LOCK_MS = 5 * 60_000;
 
 export type Start =
-  /** The key is ours: run the request, then `finish` with the token. */
+  /** The key is ours: run the request (`once` does, storing the answer with the token). */
   | { kind: 'run'; token: string }
   /** The key was answered before: send this answer again and do nothing. */
   | { kind: 'replay'; response: StoredResponse };
@@ -58,13 +58,49 @@ export async function start(
 
 const abandoned = (row: IdempotencyRecord, now: number): boolean => row.lockedUntil !== null && row.lockedUntil <= now;
 
+/** What `once` did: replayed a kept answer, or ran the request (its value, and whether its answer was kept). */
+export type Outcome<T> = { kind: 'replay'; response: StoredResponse } | { kind: 'ran'; value: T; kept: boolean };
+
+/** Rolls back a run whose answer is not kept (a failure, or a refusal that must not be replayed). */
+class NotKept<T> extends Error {
+  constructor(readonly value: T) {
+    super('answer not kept');
+  }
+}
+
 /**
- * Ends a claim: stores the answer to replay, or (null) releases the key so a retry runs again. A claim that was taken
- * over in between is left alone.
+ * Runs a request once per key: claims the key (`start`), then runs `execute` and stores its answer in one transaction
+ * with every write the request makes (`Store.atomically`). A crash before the commit leaves neither the write nor the
+ * answer, so the retry runs once (after the claim lapses); after the commit both are there, so the retry replays. An
+ * answer that is not kept (null: a 5xx, a 400, a failed tool call) rolls the transaction back and releases the key, so
+ * a failed request leaves nothing behind; a claim lost meanwhile (taken over after its lock lapsed) rolls back too.
+ * The caller sends the answer only after this resolves, and wakes the relay then (the jobs committed with it).
  */
-export async function finish(scope: IdempotencyScope, key: string, token: string, answer: StoredResponse | null, deps: Deps): Promise<void> {
-  if (answer) await deps.store.idempotency.complete(scope, key, token, answer);
-  else await deps.store.idempotency.release(scope, key, token);
+export async function once<T>(
+  scope: IdempotencyScope,
+  key: string,
+  fingerprint: string,
+  deps: Deps,
+  execute: () => Promise<{ value: T; answer: StoredResponse | null }>,
+  field = 'Idempotency-Key',
+): Promise<Outcome<T>> {
+  const started = await start(scope, key, fingerprint, deps, field);
+  if (started.kind === 'replay') return started;
+  try {
+    const value = await deps.store.atomically(async () => {
+      const { value, answer } = await execute();
+      if (answer === null) throw new NotKept(value);
+      if (!(await deps.store.idempotency.complete(scope, key, started.token, answer))) {
+        throw new DomainError('idempotency_conflict', `${field}: this key was taken over by a retry while the request ran; retry to see its answer`);
+      }
+      return value;
+    });
+    return { kind: 'ran', value, kept: true };
+  } catch (e) {
+    await deps.store.idempotency.release(scope, key, started.token).catch(() => false);
+    if (e instanceof NotKept) return { kind: 'ran', value: e.value as T, kept: false };
+    throw e;
+  }
 }
 
 /**
