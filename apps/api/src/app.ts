@@ -3,7 +3,7 @@ import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
 import { type Deps, DomainError, keys } from '@tt/domain';
-import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
+import { authenticateKey, errorHandler, httpMetrics, jsonBody, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
 import { operatorRoutes } from './admin/index.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
@@ -73,7 +73,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
   app.use(
     '/v1',
-    express.json({ limit: '1mb', strict: false }),
+    jsonBody({ limit: '1mb', strict: false }),
     authenticateKey(a.deps, 'api'),
     rateLimit(a.limiter, keyed),
     // After authentication (keys belong to the API key) and the rate limit (a 429 is never stored).
@@ -98,7 +98,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   adminRouter.get('/openapi.json', (_req, res) => void res.json(operatorOpenapi));
   app.use(
     '/admin/v1',
-    express.json({ limit: '1mb', strict: false }),
+    jsonBody({ limit: '1mb', strict: false }),
     (req, _res, next) => {
       const token = keys.bearerToken(req.headers.authorization);
       if (!token || !keys.sameSecret(token, a.adminToken)) return next(new DomainError('unauthorized', 'Send the operator token as Authorization: Bearer <ADMIN_TOKEN>'));

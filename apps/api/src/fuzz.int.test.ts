@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcp } from '@tt/mcp';
 import { ArbitraryBuilder, operationsOf, sometimes, type FuzzRequest, type Pools } from '../../../scripts/fuzz/openapi-arbitrary.js';
-import { startHarness, type Harness, type TestWorkspace } from './test/harness.js';
+import { startHarness, type Harness, type TestResponse, type TestWorkspace } from './test/harness.js';
 
 /**
  * Property-based fuzzing over the OpenAPI documents of /v1 and of the operator API: every operation gets requests
@@ -128,6 +128,68 @@ async function fuzz(doc: Record<string, any>, send: (r: FuzzRequest) => Promise<
   return out;
 }
 
+/** JSON text nested `depth` levels deep, as arrays, objects or both by turns: JSON.stringify itself would overflow. */
+function deepText(depth: number, shape: 'array' | 'object' | 'mixed'): string {
+  let open = '';
+  let close = '';
+  for (let i = 0; i < depth; i++) {
+    const array = shape === 'array' || (shape === 'mixed' && i % 2 === 0);
+    open += array ? '[' : '{"a":';
+    close = (array ? ']' : '}') + close;
+  }
+  return `${open}1${close}`;
+}
+
+/** A JSON object whose field `key` (a real one when the body has fields) holds `value`, the others as generated. */
+function objectText(body: unknown, value: string): string {
+  const entries = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.entries(body) : [];
+  const key = entries[0]?.[0] ?? 'deep';
+  const rest = entries.slice(1).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  return `{${[`${JSON.stringify(key)}:${value}`, ...rest].join(',')}}`;
+}
+
+const NOT_OBJECTS: Array<[string, string]> = [['null', 'null'], ['[]', 'an array'], ['[{}]', 'an array'], ['"text"', 'a string'], ['7', 'a number'], ['true', 'a boolean']];
+
+/**
+ * For every operation with a JSON body: a body nested deeper than 64 levels (anywhere from 65 to 20 000, arrays,
+ * objects or both, under one of the body's own fields) or a body that is not an object (null first) must answer 400
+ * invalid_request naming the problem, and write nothing. Path parameters stay plausible, so the body is the only fault.
+ */
+async function shapeFaults(doc: Record<string, any>, send: (method: string, url: string, text: string) => Promise<TestResponse>, runsPerOp: number) {
+  const plausible = new ArbitraryBuilder(doc, pools, 0);
+  const faults: string[] = [];
+  let cases = 0;
+  for (const op of operationsOf(doc).filter((o) => o.body)) {
+    const path = op.params.filter((p) => p.in === 'path');
+    const url = fc.tuple(...path.map((p) => plausible.plausible(p.schema, p.name))).map((values) => {
+      let u = op.path;
+      path.forEach((p, i) => (u = u.replace(`{${p.name}}`, encodeURIComponent(String(values[i])))));
+      return u;
+    });
+    const deep = fc
+      .tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>, plausible.plausible(op.body!, 'body'))
+      .map(([depth, shape, body]) => ({ text: objectText(body, deepText(depth - 1, shape)), message: 'body: nested deeper than 64 levels' }));
+    const notObject = fc.constantFrom(...NOT_OBJECTS).map(([text, kind]) => ({ text, message: `body: must be a JSON object, not ${kind}` }));
+    await fc.assert(
+      fc.asyncProperty(url, fc.oneof(deep, notObject), async (u, body) => {
+        await h.runtime.jobs.drain();
+        const before = await fingerprint();
+        const res = await send(op.method.toUpperCase(), u, body.text);
+        cases++;
+        const label = `${op.method.toUpperCase()} ${u} ${body.text.slice(0, 40)}`;
+        if (res.status !== 400 || res.body?.error?.code !== 'invalid_request' || res.body.error.message !== body.message) {
+          faults.push(`${label} -> ${res.status} ${res.text.slice(0, 200)}`);
+        }
+        await h.runtime.jobs.drain();
+        if ((await fingerprint()) !== before) faults.push(`${label}: wrote`);
+        return true;
+      }),
+      { seed: SEED, numRuns: runsPerOp },
+    );
+  }
+  return { cases, faults };
+}
+
 const report = (name: string, o: Outcome) =>
   console.log(`fuzz ${name}: ${o.cases} requests; by status ${JSON.stringify(o.byStatus)}; 5xx: ${o.fiveHundreds.length}; refused writes that wrote: ${o.dirtyRefusals.length}`);
 
@@ -146,6 +208,15 @@ describe('fuzzing every operation', () => {
     expect(o.cases).toBe(RUNS);
     expect(o.fiveHundreds).toEqual([]);
     expect(o.dirtyRefusals).toEqual([]);
+  });
+
+  it('/v1 and operator API: a body nested deeper than 64 levels or not an object is 400 naming it, on every body operation', { timeout: 600_000 }, async () => {
+    const runs = Math.max(4, Math.ceil(RUNS / 100));
+    const v1 = await shapeFaults((await h.call(ws.token, 'GET', '/openapi.json')).body, (m, u, t) => h.call(ws.token, m, u.replace(/^\/v1/, ''), t), runs);
+    const op = await shapeFaults((await h.op('GET', '/openapi.json')).body, (m, u, t) => h.op(m, u.replace(/^\/admin\/v1/, ''), t), runs);
+    console.log(`fuzz body shape: ${v1.cases} /v1 and ${op.cases} operator requests; faults: ${v1.faults.length + op.faults.length}`);
+    expect(v1.cases).toBeGreaterThan(10 * runs);
+    expect([...v1.faults, ...op.faults]).toEqual([]);
   });
 
   it('MCP: no tool call fails inside the server or breaks its output schema', { timeout: 600_000 }, async () => {
@@ -179,6 +250,48 @@ describe('fuzzing every operation', () => {
         { seed: SEED, numRuns: runs },
       );
       console.log(`fuzz mcp: ${runs} tool calls over ${tools.length} tools; outcomes ${JSON.stringify(outcomes)}; faults: ${faults.length}`);
+      expect(faults).toEqual([]);
+    } finally {
+      await client.close();
+      await mcp.stop();
+    }
+  });
+
+  it('MCP: arguments nested deeper than 64 levels or not an object are refused naming it, on every tool', { timeout: 600_000 }, async () => {
+    const mcp = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent' }, h.runtime);
+    const client = new Client({ name: 'fuzz', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${ws.token}` } } }));
+    try {
+      const { tools } = await client.listTools();
+      const builder = new ArbitraryBuilder({}, pools, 0);
+      const faults: string[] = [];
+      for (const tool of tools) {
+        const args = builder.plausible(tool.inputSchema as Record<string, unknown>, 'arguments') as fc.Arbitrary<Record<string, unknown>>;
+        // The SDK client serializes with JSON.stringify, which overflows a few thousand levels down: 3 000 at most here.
+        const deep = fc.tuple(args, fc.integer({ min: 64, max: 3_000 }), fc.boolean()).map(([a, depth, arrays]) => {
+          let v: unknown = 'x';
+          for (let i = 0; i < depth; i++) v = arrays ? [v] : { a: v };
+          const key = Object.keys(a)[0] ?? 'deep';
+          return { args: { ...a, [key]: v } as unknown, expected: 'invalid_request: arguments: nested deeper than 64 levels' };
+        });
+        const notObject = fc.constantFrom<Array<[unknown, string]>>([null, 'null'], [[], 'an array'], ['text', 'a string'], [7, 'a number'])
+          // A JSON-RPC error with HTTP 400, like a bad X-MCP-Toolsets header: the SDK client throws with the answer in its message.
+          .map(([v, kind]) => ({ args: v, expected: `{"jsonrpc":"2.0","error":{"code":-32602,"message":"arguments: must be a JSON object, not ${kind}"},"id":null}` }));
+        await fc.assert(
+          fc.asyncProperty(fc.oneof(deep, notObject), async ({ args: a, expected }) => {
+            let got: string;
+            try {
+              const r = (await client.callTool({ name: tool.name, arguments: a as Record<string, unknown> })) as CallToolResult;
+              got = r.isError && r.content[0]?.type === 'text' ? r.content[0].text : `not refused: ${JSON.stringify(r).slice(0, 200)}`;
+            } catch (e) {
+              got = (e as Error).message;
+            }
+            if (got !== expected && !got.endsWith(`: ${expected}`)) faults.push(`${tool.name} -> ${got.slice(0, 200)}`);
+            return true;
+          }),
+          { seed: SEED, numRuns: Math.max(4, Math.ceil(RUNS / 200)) },
+        );
+      }
       expect(faults).toEqual([]);
     } finally {
       await client.close();

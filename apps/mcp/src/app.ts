@@ -3,6 +3,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
 import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type Runtime } from '@tt/http';
+import { envelopeGuard } from './envelope-guard.js';
 import { hostGuard, sendRpcError } from './host-guard.js';
 import { buildMcpServer } from './server.js';
 import { parseSession } from './session.js';
@@ -50,6 +51,7 @@ export function createMcpApp(o: McpAppOptions): Express {
   app.post(
     paths,
     express.json({ limit: '1mb' }),
+    envelopeGuard,
     authenticateKey(deps, 'mcp'),
     rateLimit(limiter, keyed),
     async (req: Request, res: Response) => {

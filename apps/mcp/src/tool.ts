@@ -3,7 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { timeToolCall, toolOutcome } from '@tt/http';
-import { assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
+import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import { humanIssues } from './issues.js';
 import { toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './session.js';
@@ -51,8 +51,13 @@ export function errorResult(e: unknown, ctx: ToolContext, tool: string): CallToo
   return fail(`internal: Unexpected error in ${tool}; it was logged${ref}`);
 }
 
-/** Runs a domain input schema over the built input, so MCP validates exactly like REST, in words for a person. */
+/**
+ * Runs a domain input schema over the built input, so MCP validates exactly like REST, in words for a person. The
+ * depth and object checks come first: the storable check and zod walk the value.
+ */
 export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  assertShallow(value, 'arguments');
+  assertJsonObject(value, 'arguments');
   assertStorable(value);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new DomainError('invalid_request', humanIssues(parsed.error.issues, value, schema));

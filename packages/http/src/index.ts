@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './json-body.js';
 export * from './auth.js';
 export * from './rate-limit.js';
 export * from './logging.js';

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { assertStorable, DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Scope } from '@tt/domain';
+import { assertJsonObject, assertShallow, assertStorable, DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Scope } from '@tt/domain';
 import type { z } from 'zod';
 import { describeRateLimit } from './rate-limit-doc.js';
 import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
@@ -45,7 +45,14 @@ const ERRORS: Record<string, string> = {
   '429': 'rate_limited: per-minute request limit exceeded; see retry-after',
 };
 
+/** Whether a schema takes a JSON object (every body schema does): then null, an array or a scalar is refused by name. */
+const takesObject = (schema: z.ZodType): boolean => (schema.def as { type?: string }).type === 'object';
+
+/** Depth and shape first (jsonBody checked the depth already; path and query come here): the storable check and zod recurse. */
 function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.infer<T> {
+  assertShallow(value, where);
+  // A missing body is an empty one; a JSON null is not, or PATCH with null would change nothing and answer 200.
+  if (schema && value !== undefined && takesObject(schema)) assertJsonObject(value, where);
   assertStorable(value, where);
   if (!schema) return (value ?? {}) as z.infer<T>;
   const result = schema.safeParse(value ?? {});

@@ -25,6 +25,17 @@ describe('idempotency keys', () => {
     expect(fp('/v1/tasks', ['1'])).not.toBe(fp('/v1/tasks', [1]));
   });
 
+  it('refuses a value nested deeper than 64 levels before the recursive canonical form walks it', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    expect(() => canonicalJson(deep)).toThrow('request: nested deeper than 64 levels');
+    expect(() => requestFingerprint(['POST', '/v1/tasks', deep])).toThrow('request: nested deeper than 64 levels');
+    // The parts around a body add no level of their own: a body at the limit still has a fingerprint.
+    let atLimit: unknown = 'x';
+    for (let i = 0; i < 64; i++) atLimit = [atLimit];
+    expect(requestFingerprint(['POST', '/v1/tasks', atLimit])).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it('remembers successes and refusals, not 400, 429 or 5xx', () => {
     expect([200, 201, 204, 404, 409, 422].every(remembers)).toBe(true);
     expect([400, 429, 500, 503].some(remembers)).toBe(false);

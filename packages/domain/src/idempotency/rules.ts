@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { invalid } from '../shared/index.js';
+import { assertShallow, invalid } from '../shared/index.js';
 
 /*
  * Safe retries (IETF draft "The Idempotency-Key HTTP Header Field", Stripe's practice): the port the store
@@ -63,21 +63,30 @@ export function parseIdempotencyKey(raw: string, field = 'Idempotency-Key'): str
   return key;
 }
 
-/** JSON with object keys sorted at every level, so two bodies that differ only in key order are the same request. */
+/**
+ * JSON with object keys sorted at every level, so two bodies that differ only in key order are the same request. It
+ * recurses, so a value nested deeper than MAX_JSON_DEPTH is refused first.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  assertShallow(value, 'request');
+  return canonical(value);
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v === undefined ? null : v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }
 
-/** SHA-256 of the canonical parts of a request: a retry must match it to be replayed. */
+/** SHA-256 of the canonical parts of a request: a retry must match it to be replayed. Each part is checked for depth. */
 export function requestFingerprint(parts: unknown[]): string {
-  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+  for (const part of parts) assertShallow(part, 'request');
+  return createHash('sha256').update(canonical(parts)).digest('hex');
 }
 
 declare module '../shared/store.js' {

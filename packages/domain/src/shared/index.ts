@@ -1,6 +1,7 @@
 /**
  * The kernel every feature shares: errors, zod with OpenAPI, paging and cursors, common schemas, text and storable
- * rules, days and periods, plan limits, the outbox's job catalog and the `Deps` wiring. It imports no feature.
+ * rules, the depth and shape of request values, days and periods, plan limits, the outbox's job catalog and the
+ * `Deps` wiring. It imports no feature.
  */
 export * from './zod.js';
 export * from './errors.js';
@@ -9,6 +10,7 @@ export * from './one-line.js';
 export type * from './paging.js';
 export * from './cursor.js';
 export * from './text.js';
+export * from './request-shape.js';
 export * from './storable.js';
 export * from './period.js';
 export * from './plans.js';

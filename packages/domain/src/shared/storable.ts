@@ -1,4 +1,5 @@
 import { invalid } from './errors.js';
+import { assertShallow } from './request-shape.js';
 
 /**
  * What PostgreSQL cannot keep in a text column: the NUL character, and lone UTF-16 surrogates, which have no UTF-8
@@ -12,15 +13,23 @@ function fault(s: string): string | null {
   return null;
 }
 
-/** The first string in a request value (keys included) that cannot be stored, as [path, fault], or null. */
+/**
+ * The first string in a request value (keys included) that cannot be stored, as [path, fault], or null. The walk
+ * recurses, so a value nested deeper than MAX_JSON_DEPTH is refused before it starts.
+ */
 export function unstorableText(value: unknown, path: string[] = []): [string, string] | null {
+  assertShallow(value, path.join('.'));
+  return firstUnstorable(value, path);
+}
+
+function firstUnstorable(value: unknown, path: string[]): [string, string] | null {
   if (typeof value === 'string') {
     const f = fault(value);
     return f ? [path.join('.') || '(root)', f] : null;
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = unstorableText(value[i], [...path, String(i)]);
+      const found = firstUnstorable(value[i], [...path, String(i)]);
       if (found) return found;
     }
     return null;
@@ -29,7 +38,7 @@ export function unstorableText(value: unknown, path: string[] = []): [string, st
     for (const [k, v] of Object.entries(value)) {
       const keyFault = fault(k);
       if (keyFault) return [[...path, JSON.stringify(k)].join('.'), `field name ${keyFault}`];
-      const found = unstorableText(v, [...path, k]);
+      const found = firstUnstorable(v, [...path, k]);
       if (found) return found;
     }
   }
