@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { timeToolCall, toolOutcome } from '@tt/http';
+import { isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@tt/http';
 import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import { humanIssues } from './issues.js';
 import { toolJsonSchema } from './json-schema.js';
@@ -43,9 +43,14 @@ export function ok(markdown: string, structured?: Record<string, unknown>): Call
 
 const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
-/** Turns a thrown error into a tool result: domain errors as `code: message`, anything else generic and logged. */
+/**
+ * Turns a thrown error into a tool result: domain errors as `code: message`, an unavailable database as
+ * `service_unavailable` (the agent should retry; the outage is logged once by the runtime), anything else generic and
+ * logged.
+ */
 export function errorResult(e: unknown, ctx: ToolContext, tool: string): CallToolResult {
   if (e instanceof DomainError) return fail(`${e.code}: ${e.message}`);
+  if (isUnavailable(e)) return fail(`service_unavailable: ${UNAVAILABLE_MESSAGE}; call ${tool} again then (with the same requestId, if it takes one, so that a change saved before the failure is not made twice)`);
   ctx.log.error({ err: e, tool }, 'tool failed');
   const ref = ctx.requestId ? `; request id ${ctx.requestId}` : '';
   return fail(`internal: Unexpected error in ${tool}; it was logged${ref}`);

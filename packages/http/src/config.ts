@@ -14,6 +14,11 @@ export const BaseConfigShape = {
   REDIS_URL: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUEUE_PREFIX: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, dots, dashes or underscores').optional(),
+  /** PostgreSQL timeouts and prepared statements, read by the store's connection factory (checked here at start). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).optional(),
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).optional(),
+  DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false', '1', '0']).optional(),
   /** Optional bearer token for GET /metrics; unset = open (keep /metrics off public routes). */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
 };

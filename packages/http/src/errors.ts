@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { DomainError, ERROR_STATUS, type ErrorCode } from '@tt/domain';
+import { DomainError, ERROR_STATUS, RETRY_AFTER_UNAVAILABLE_S, type ErrorCode } from '@tt/domain';
+import { databaseUnavailable } from '@tt/store';
 
 export function sendError(res: Response, code: ErrorCode, message: string): void {
   res.status(ERROR_STATUS[code]).json({ error: { code, message } });
@@ -9,10 +10,29 @@ export const notFoundRoute: RequestHandler = (req, res) => {
   sendError(res, 'not_found', `No route ${req.method} ${req.path}`);
 };
 
-/** One error table: domain errors by code, client faults of the HTTP layer as 400, the rest 500 with the request id. */
+/**
+ * Whether an error says the database is unavailable (stopped, unreachable, restarting, too slow): such a request is
+ * answered 503 `service_unavailable` with `Retry-After`, never 500. The outage itself is logged once by the runtime's
+ * database watch, not here per request.
+ */
+export const isUnavailable = (err: unknown): boolean => databaseUnavailable(err) !== undefined;
+
+export const UNAVAILABLE_MESSAGE = `The database is temporarily unavailable; retry in ${RETRY_AFTER_UNAVAILABLE_S} s`;
+
+/** 503 service_unavailable with Retry-After. */
+export function sendUnavailable(res: Response): void {
+  res.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE_S));
+  sendError(res, 'service_unavailable', UNAVAILABLE_MESSAGE);
+}
+
+/** One error table: domain errors by code, client faults of the HTTP layer as 400, an unavailable database as 503, the rest 500 with the request id. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return;
-  if (err instanceof DomainError) return sendError(res, err.code, err.message);
+  if (err instanceof DomainError) {
+    if (err.code === 'service_unavailable') res.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE_S));
+    return sendError(res, err.code, err.message);
+  }
+  if (isUnavailable(err)) return sendUnavailable(res);
   const e = err as { type?: string; status?: number; message?: string };
   if (e.type === 'entity.parse.failed') return sendError(res, 'invalid_request', `body: malformed JSON (${e.message ?? 'parse error'})`);
   if (e.type === 'entity.too.large') return sendError(res, 'invalid_request', 'body: too large');

@@ -19,8 +19,12 @@ declare module 'node:http' {
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
-/** 2xx and 3xx at debug, 4xx at info, 5xx and failures at error. */
-const levelOf = (status: number, failed: boolean): Level => (failed || status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug');
+/**
+ * 2xx and 3xx at debug, 4xx and 503 at info, other 5xx and failures at error. A 503 (database unavailable, a /ready
+ * that is not ready) is expected during an outage, whose cause the database watch logs once.
+ */
+const levelOf = (status: number, failed: boolean): Level =>
+  failed || (status >= 500 && status !== 503) ? 'error' : status >= 400 ? 'info' : 'debug';
 
 const LOGGER = Symbol('logger');
 const LOG = Symbol('log');

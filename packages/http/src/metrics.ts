@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DomainError, keys } from '@tt/domain';
+import { isUnavailable } from './errors.js';
 import { defineOnPrototype } from './request-prototype.js';
 import type { JobStats } from '@tt/jobs';
 
@@ -68,7 +69,7 @@ const DENIED = new Set(['insufficient_scope', 'forbidden', 'ip_not_allowed', 'ap
 
 /** The outcome label of a tool call that threw. */
 export function toolOutcome(e: unknown): ToolOutcome {
-  if (!(e instanceof DomainError)) return 'internal';
+  if (!(e instanceof DomainError)) return isUnavailable(e) ? 'error' : 'internal';
   if (e.code === 'invalid_request') return 'invalid';
   return DENIED.has(e.code) ? 'denied' : 'error';
 }

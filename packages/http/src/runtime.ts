@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
 import { createJobSystem, createWebhookPorts, type JobSystem } from '@tt/jobs';
-import { createStore, migrate, newId, openDatabase, startMaintenance } from '@tt/store';
+import { createStore, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase } from '@tt/store';
 import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-config.js';
@@ -39,6 +39,8 @@ export interface Runtime {
   limiter: RateLimiter;
   /** Outbox relay and queue; the handlers too when this process consumes. */
   jobs: JobSystem;
+  /** PostgreSQL outages: logged once when they start and once when they end (undefined on embedded PGlite). */
+  database: DatabaseWatch | undefined;
   ready(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export interface Runtime {
 export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const db = openDatabase({ databaseUrl: o.databaseUrl, dataDir: o.dataDir });
   if (o.migrate !== false) await migrate(db);
+  const database = isPglite(db) ? undefined : watchDatabase(db, o.logger);
   const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
   redis?.on('error', (err) => o.logger.warn({ err: err.message }, 'redis error'));
   // Connect before serving, so the first requests already share the Redis budget.
@@ -72,14 +75,19 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     redis,
     limiter: createRateLimiter(o.rateLimitPerMinute, redis),
     jobs,
+    database,
     async ready() {
       const checks: Record<string, boolean> = {};
-      checks.database = await db.raw('select 1').then(() => true, () => false);
+      checks.database = await db.raw('select 1').then(() => true, (err: unknown) => {
+        database?.report(err);
+        return false;
+      });
       if (redis) checks.redis = await redis.ping().then((r) => r === 'PONG', () => false);
       return checks;
     },
     async close() {
       maintenance.stop();
+      database?.stop();
       await jobs.close();
       await db.destroy();
       if (redis) redis.disconnect();

@@ -30,12 +30,13 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   412: 'precondition_failed',
   422: 'rejected',
   429: 'rate_limited',
+  503: 'service_unavailable',
 };
 
 const KNOWN_CODES = new Set<string>([
   'invalid_request', 'unauthorized', 'invalid_key', 'key_expired', 'insufficient_scope', 'forbidden', 'ip_not_allowed',
   'api_disabled', 'plan_required', 'not_found', 'archived', 'rejected', 'rate_limited', 'internal',
-  'idempotency_key_reused', 'idempotency_conflict', 'precondition_failed',
+  'idempotency_key_reused', 'idempotency_conflict', 'precondition_failed', 'service_unavailable',
 ] satisfies ErrorCode[]);
 
 export interface ApiErrorInit {

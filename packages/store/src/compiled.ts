@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPglite } from './db.js';
+import { usesPreparedStatements } from './db.js';
 
 type Row = Record<string, any>;
 
@@ -12,7 +12,8 @@ let statements = 0;
  *
  * On PostgreSQL it is also a named prepared statement: each pooled connection parses it once and then only binds
  * and executes, which spares the server the parse and plan of a long query on every request (on a small machine the
- * database's CPU is the limit). On embedded PGlite it runs as a plain query.
+ * database's CPU is the limit). On embedded PGlite, and with DATABASE_PREPARED_STATEMENTS=false (PgBouncer in
+ * transaction mode), it runs as a plain (unnamed) query.
  *
  * `build` receives one placeholder per parameter and must use each exactly as a bound value (never in raw SQL text
  * or an identifier); the compiled bindings are then the placeholders (swapped for the call's values) and constants.
@@ -38,8 +39,9 @@ export function compiled<P extends unknown[]>(build: (db: Knex, ...params: P) =>
 /** Runs a statement, as the prepared statement `name` on PostgreSQL (undefined: unnamed); its rows. */
 async function run(db: Knex, sql: string, values: readonly unknown[], name: string | undefined): Promise<Row[]> {
   const query = db.raw(sql, values as Knex.RawBinding[]);
-  // Knex hands its options to pg's query config: a name makes it a prepared statement on each connection.
-  if (name && !isPglite(db)) query.options({ name });
+  // Knex hands its options to pg's query config: a name makes it a prepared statement on each connection. Off behind
+  // a pooler in transaction mode (DATABASE_PREPARED_STATEMENTS=false): the SQL is still built once, only not named.
+  if (name && usesPreparedStatements(db)) query.options({ name });
   return ((await query) as { rows: Row[] }).rows;
 }
 

@@ -15,6 +15,42 @@ export interface DatabaseOptions {
   /** PGlite data directory; undefined with no URL = in memory. */
   dataDir?: string | undefined;
   poolMax?: number;
+  /** Longest wait for a new connection (TCP and start-up), ms; default from DATABASE_CONNECT_TIMEOUT_MS or 3000. */
+  connectTimeoutMs?: number;
+  /** Longest wait for a pooled connection, ms; default from DATABASE_ACQUIRE_TIMEOUT_MS or 5000. */
+  acquireTimeoutMs?: number;
+  /** Server-side statement_timeout, ms (0 = none); default from DATABASE_STATEMENT_TIMEOUT_MS or 15000. */
+  statementTimeoutMs?: number;
+  /**
+   * Named prepared statements for the hot statements (`compiled.ts`); default from DATABASE_PREPARED_STATEMENTS or
+   * true. Off behind a pooler in transaction mode (PgBouncer), where a statement prepared on one server connection is
+   * missing on the next.
+   */
+  preparedStatements?: boolean;
+}
+
+/** The DATABASE_* settings of the connection factory, as the environment gives them (checked at start by each app's config). */
+export interface DatabaseSettings {
+  connectTimeoutMs: number;
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+  preparedStatements: boolean;
+}
+
+export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = { connectTimeoutMs: 3000, acquireTimeoutMs: 5000, statementTimeoutMs: 15_000, preparedStatements: true };
+
+const intOr = (value: string | undefined, fallback: number): number => (value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : fallback);
+
+/** DATABASE_CONNECT_TIMEOUT_MS, DATABASE_ACQUIRE_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_PREPARED_STATEMENTS. */
+export function databaseSettings(env: NodeJS.ProcessEnv = process.env): DatabaseSettings {
+  const d = DEFAULT_DATABASE_SETTINGS;
+  const prepared = env.DATABASE_PREPARED_STATEMENTS?.trim().toLowerCase();
+  return {
+    connectTimeoutMs: intOr(env.DATABASE_CONNECT_TIMEOUT_MS, d.connectTimeoutMs),
+    acquireTimeoutMs: intOr(env.DATABASE_ACQUIRE_TIMEOUT_MS, d.acquireTimeoutMs),
+    statementTimeoutMs: intOr(env.DATABASE_STATEMENT_TIMEOUT_MS, d.statementTimeoutMs),
+    preparedStatements: !(prepared === 'false' || prepared === '0'),
+  };
 }
 
 const firstLine = (m: unknown): string => String(m instanceof Error ? m.message : m).split('\n')[0]!;
@@ -29,13 +65,25 @@ const KNEX_LOG = {
 /** One connection factory for PostgreSQL (pg) and embedded PGlite. */
 export function openDatabase(opts: DatabaseOptions): Knex {
   if (opts.databaseUrl) {
+    const env = databaseSettings();
+    const statementTimeoutMs = opts.statementTimeoutMs ?? env.statementTimeoutMs;
     return knexFactory({
       client: 'pg',
-      // No JIT: it pays off for long analytic queries, while here a list whose estimated cost passes the threshold
-      // (a count over many rows) would spend tens of milliseconds compiling on every request. Set at connect, free.
-      connection: { connectionString: opts.databaseUrl, options: '-c jit=off' },
+      connection: {
+        connectionString: opts.databaseUrl,
+        // No JIT: it pays off for long analytic queries, while here a list whose estimated cost passes the threshold
+        // (a count over many rows) would spend tens of milliseconds compiling on every request. Set at connect, free.
+        // The statement timeout bounds a statement on a database too busy to answer (the request then gets a 503).
+        options: statementTimeoutMs > 0 ? `-c jit=off -c statement_timeout=${statementTimeoutMs}` : '-c jit=off',
+        // A stopped or unreachable server fails the connect within this time, so no request waits longer for it.
+        connectionTimeoutMillis: opts.connectTimeoutMs ?? env.connectTimeoutMs,
+        keepAlive: true,
+      },
       pool: { min: 0, max: opts.poolMax ?? 10 },
+      // Knex's default is 60 s: a request would hang that long on a pool whose connections are all stuck.
+      acquireConnectionTimeout: opts.acquireTimeoutMs ?? env.acquireTimeoutMs,
       log: KNEX_LOG,
+      ...{ ttPreparedStatements: opts.preparedStatements ?? env.preparedStatements },
     });
   }
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
@@ -46,8 +94,25 @@ export function openDatabase(opts: DatabaseOptions): Knex {
   });
 }
 
+/**
+ * Runs the pending migrations. On PostgreSQL they run on a connection of their own without the statement timeout: an
+ * index built on a large table may take longer than any request should.
+ */
 export async function migrate(db: Knex): Promise<void> {
-  await db.migrate.latest({ migrationSource });
+  if (isPglite(db)) return void (await db.migrate.latest({ migrationSource }));
+  const config = db.client.config as Knex.Config;
+  const connection = config.connection as Knex.PgConnectionConfig & { options?: string };
+  const options = String(connection.options ?? '').replace(/\s*-c statement_timeout=\d+/, '');
+  const own = knexFactory({ ...config, connection: { ...connection, options }, pool: { min: 0, max: 1 } });
+  try {
+    await own.migrate.latest({ migrationSource });
+  } finally {
+    await own.destroy();
+  }
 }
+
+/** Whether the hot statements of `compiled.ts` run as named prepared statements on this database. */
+export const usesPreparedStatements = (db: Knex): boolean =>
+  !isPglite(db) && (db.client.config as { ttPreparedStatements?: boolean }).ttPreparedStatements !== false;
 
 export const isPglite = (db: Knex): boolean => db.client.config.client !== 'pg';

@@ -4,8 +4,18 @@ import { migrate, openDatabase } from './db.js';
 
 const TEMPLATE = 'tt_test_template';
 
-function adminUrl(): string | undefined {
+/** Where the tests connect: TEST_DATABASE_URL (PostgreSQL itself, or a pooler such as PgBouncer in front of it). */
+function testUrl(): string | undefined {
   return process.env.TEST_DATABASE_URL || undefined;
+}
+
+/**
+ * Where databases are created, dropped and the template migrated: TEST_DATABASE_ADMIN_URL, PostgreSQL itself, when
+ * the tests go through a pooler (which keeps server connections to the template open, and CREATE DATABASE ...
+ * TEMPLATE refuses a template with other sessions); TEST_DATABASE_URL otherwise.
+ */
+function adminUrl(): string | undefined {
+  return process.env.TEST_DATABASE_ADMIN_URL || testUrl();
 }
 
 function withDatabase(url: string, name: string): string {
@@ -39,7 +49,8 @@ export async function prepareTemplate(): Promise<void> {
  */
 export async function createTestDatabaseUrl(): Promise<string | undefined> {
   const url = adminUrl();
-  if (!url) return undefined;
+  const base = testUrl();
+  if (!url || !base) return undefined;
   const name = `tt_test_${randomBytes(6).toString('hex')}`;
   if (!/test/.test(name)) throw new Error('refusing to use a database whose name does not say test');
   const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
@@ -48,7 +59,7 @@ export async function createTestDatabaseUrl(): Promise<string | undefined> {
   } finally {
     await admin.destroy();
   }
-  return withDatabase(url, name);
+  return withDatabase(base, name);
 }
 
 /** Drops a database made by createTestDatabaseUrl. */

@@ -21,6 +21,7 @@ describe('ERROR_STATUS', () => {
       idempotency_key_reused: 422,
       rate_limited: 429,
       internal: 500,
+      service_unavailable: 503,
     });
   });
 

@@ -17,7 +17,11 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   internal: 500,
+  service_unavailable: 503,
 } as const;
+
+/** Seconds a client is told to wait (`Retry-After`) before retrying a `service_unavailable` answer. */
+export const RETRY_AFTER_UNAVAILABLE_S = 5;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
