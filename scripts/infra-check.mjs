@@ -19,6 +19,39 @@ const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const APPS = ['api', 'mcp', 'worker'];
 /** The variable that sets each app's port in compose (its /metrics is there too). */
 const PORT_VARIABLE = { api: 'PORT', mcp: 'MCP_PORT', worker: 'WORKER_PORT' };
+/**
+ * What each app may take from SIGTERM to its exit besides the drain delay: api and mcp serve SHUTDOWN_DRAIN_MS (default
+ * 5 s) more, then have SHUTDOWN_AFTER_DRAIN_MS (packages/http/src/lifecycle.ts, 20 s) for requests in flight and
+ * closing before a forced exit; the worker, which does not drain, has 60 s for its jobs in hand
+ * (apps/worker/src/main.ts). The grace period (terminationGracePeriodSeconds, stop_grace_period) must exceed the sum,
+ * or the orchestrator kills a process that is still finishing requests.
+ */
+const SHUTDOWN_BUDGET_S = { api: 20, mcp: 20, worker: 60 };
+const DRAINS = { api: true, mcp: true, worker: false };
+const DEFAULT_DRAIN_MS = 5000;
+/** SHUTDOWN_DRAIN_MS as set (a number, or compose's `${VAR:-default}`), in seconds; unset = the default. */
+const drainSeconds = (value) => {
+  if (value === undefined || value === null) return DEFAULT_DRAIN_MS / 1000;
+  const m = /^\$\{\w+:-(\d+)\}$/.exec(String(value)) ?? /^(\d+)$/.exec(String(value));
+  return m ? Number(m[1]) / 1000 : NaN;
+};
+/** A compose duration (`30s`, `1m30s`, `500ms`) in seconds; compose's default is 10 s. */
+const durationSeconds = (value) => {
+  if (value === undefined) return 10;
+  const m = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(String(value));
+  if (!m || !String(value)) return NaN;
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) + Number(m[4] ?? 0) / 1000;
+};
+const graceProblem = (app, grace, drain, preStop = 0) => {
+  const needed = preStop + (DRAINS[app] ? drain : 0) + SHUTDOWN_BUDGET_S[app];
+  if (!Number.isFinite(grace) || !Number.isFinite(needed)) return `${app}: cannot read its grace period or SHUTDOWN_DRAIN_MS`;
+  if (grace <= needed) {
+    const parts = [preStop ? `preStop ${preStop} s` : '', DRAINS[app] ? `SHUTDOWN_DRAIN_MS ${drain} s` : '', `shutdown ${SHUTDOWN_BUDGET_S[app]} s`].filter(Boolean);
+    return `${app}: grace period ${grace} s must exceed ${parts.join(' + ')} = ${needed} s`;
+  }
+  return undefined;
+};
+
 let ROOT = HERE;
 let INFRA = path.join(ROOT, 'infra');
 let problems = [];
@@ -100,6 +133,8 @@ function checkCompose() {
     if (scrape['prometheus.io/scrape'] !== 'true' || scrape['prometheus.io/path'] !== '/metrics' || !port || scrape['prometheus.io/port'] !== port) {
       problem(file, `${app} needs labels prometheus.io/scrape "true", prometheus.io/path /metrics and prometheus.io/port ${port ?? '(its port)'}`);
     }
+    const grace = graceProblem(app, durationSeconds(svc.stop_grace_period), drainSeconds(svc.environment?.SHUTDOWN_DRAIN_MS));
+    if (grace) problem(file, `${grace} (stop_grace_period)`);
     const df = svc.build?.dockerfile && path.resolve(INFRA, svc.build.context ?? '.', svc.build.dockerfile);
     if (!df || !existsSync(df)) problem(file, `${app} build.dockerfile does not exist`);
   }
@@ -182,6 +217,20 @@ async function checkKubernetes() {
     if (a['prometheus.io/scrape'] !== 'true' || a['prometheus.io/path'] !== '/metrics' || !ports.includes(a['prometheus.io/port'])) {
       problem(file, `Deployment ${obj.metadata.name}: pod annotations prometheus.io/scrape "true", prometheus.io/path /metrics and prometheus.io/port (a container port)`);
     }
+  }
+
+  // Grace periods: the drain delay (ConfigMap or container env) plus the shutdown budget, plus any preStop sleep.
+  for (const app of APPS) {
+    const d = deployments.find((x) => x.obj.metadata.name === `task-tracker-${app}`);
+    const spec = d?.obj.spec?.template?.spec;
+    const c = spec?.containers?.[0];
+    if (!d || !c) continue;
+    const fromMaps = (c.envFrom ?? []).map((e) => byKind('ConfigMap').find((m) => m.obj.metadata?.name === e.configMapRef?.name)?.obj.data?.SHUTDOWN_DRAIN_MS);
+    const drain = c.env?.find((e) => e.name === 'SHUTDOWN_DRAIN_MS')?.value ?? fromMaps.find((v) => v !== undefined);
+    const sleep = c.lifecycle?.preStop?.exec?.command;
+    const preStop = Array.isArray(sleep) && sleep[0] === 'sleep' ? Number(sleep[1]) : 0;
+    const grace = graceProblem(app, spec.terminationGracePeriodSeconds ?? 30, drainSeconds(drain), preStop);
+    if (grace) problem(d.file, `Deployment ${d.obj.metadata.name}: ${grace} (terminationGracePeriodSeconds)`);
   }
 
   const jobs = byKind('Job');

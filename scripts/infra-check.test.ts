@@ -52,6 +52,11 @@ describe('infra-check', () => {
     ['public-metrics', 'infra/k8s/ingress.yaml', (t: string) => t.replace('path: /\n            pathType: Exact', 'path: /\n            pathType: Prefix'), /would publish \/metrics/],
     ['gc-flags', 'infra/docker/api.Dockerfile', (t: string) => t.replace('"--min-semi-space-size=32", ', ''), /CMD must pass --min-semi-space-size=32/],
     ['serve-flags', 'package.json', (t: string) => t.replace('--max-semi-space-size=32 ', ''), /scripts.serve must pass --max-semi-space-size=32/],
+    ['k8s-grace', 'infra/k8s/api.yaml', (t: string) => t.replace('terminationGracePeriodSeconds: 40', 'terminationGracePeriodSeconds: 25'), /api: grace period 25 s must exceed SHUTDOWN_DRAIN_MS 5 s \+ shutdown 20 s = 25 s \(terminationGracePeriodSeconds\)/],
+    ['k8s-drain', 'infra/k8s/config.yaml', (t: string) => t.replace('SHUTDOWN_DRAIN_MS: "5000"', 'SHUTDOWN_DRAIN_MS: "30000"'), /mcp: grace period 40 s must exceed SHUTDOWN_DRAIN_MS 30 s/],
+    ['k8s-prestop', 'infra/k8s/worker.yaml', (t: string) => t.replace('          resources:', '          lifecycle:\n            preStop:\n              exec:\n                command: ["sleep", "20"]\n          resources:'), /worker: grace period 75 s must exceed preStop 20 s \+ shutdown 60 s = 80 s/],
+    ['compose-grace', 'infra/compose.yaml', (t: string) => t.replace('stop_grace_period: 75s', 'stop_grace_period: 1m'), /worker: grace period 60 s must exceed shutdown 60 s = 60 s \(stop_grace_period\)/],
+    ['compose-default-grace', 'infra/compose.yaml', (t: string) => t.replace("      - '3000'\n    stop_grace_period: 30s\n", "      - '3000'\n"), /api: grace period 10 s must exceed SHUTDOWN_DRAIN_MS 5 s \+ shutdown 20 s = 25 s/],
     ['proxy-metrics', 'infra/nginx/api.conf', (t: string) => t.replace('location = /metrics', 'location = /other'), /must refuse \/metrics/],
   ])('finds the problem in %s', async (name, file, edit, expected) => {
     const { problems } = await checkInfra(variant(name, file, edit));

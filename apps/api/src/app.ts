@@ -3,7 +3,7 @@ import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
 import { type Deps, DomainError, keys } from '@tt/domain';
-import { authenticateKey, errorHandler, httpMetrics, jsonBody, metricsRoute, notFoundRoute, rateLimit, requestLogger, type RateLimiter } from '@tt/http';
+import { authenticateKey, type Drain, errorHandler, httpMetrics, jsonBody, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type RateLimiter } from '@tt/http';
 import { operatorRoutes } from './admin/index.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
@@ -25,14 +25,22 @@ export interface ApiDeps {
   limiter: RateLimiter;
   adminToken: string;
   trustProxy: boolean | number | string;
-  /** Reports whether the database and queue are reachable. */
+  /** Reports whether the database and queue are reachable (the API serves without Redis: degraded, still ready). */
   ready: () => Promise<Record<string, boolean>>;
+  /** The process's shutdown state: `/ready` answers 503 `draining` once it is set. */
+  drain?: Pick<Drain, 'draining'> | undefined;
   publicUrl?: string | undefined;
   /** Queue and outbox relay, for the operator's job endpoints. */
   jobs?: JobSystem | undefined;
   /** Bearer token for GET /metrics (METRICS_TOKEN); unset = open. */
   metricsToken?: string | undefined;
 }
+
+/**
+ * Checks the API serves without: with Redis away, the rate limit falls back to a per-process budget and writes keep
+ * their jobs in the outbox until it is back.
+ */
+const SERVES_WITHOUT = ['redis'] as const;
 
 /** The REST API and operator API as an Express app, with no listening socket. */
 export function createApiApp(a: ApiDeps): { app: Express; openapi: object; operatorOpenapi: object } {
@@ -45,11 +53,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   app.use(httpMetrics('api'));
   app.use(requestLogger(a.logger));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
-  app.get('/ready', async (_req, res) => {
-    const checks = await a.ready();
-    const ok = Object.values(checks).every(Boolean);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks });
-  });
+  app.get('/ready', readyRoute({ checks: a.ready, optional: SERVES_WITHOUT, drain: a.drain }));
   // In embedded mode this one endpoint shows the whole process: api, mcp and the job handlers.
   app.get('/metrics', metricsRoute({ jobs: a.jobs, token: a.metricsToken }));
   app.use(docsPages());

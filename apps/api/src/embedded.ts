@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createLogger, createRuntime, onShutdown, startOrExit, webhookSettings } from '@tt/http';
+import { createLogger, createRuntime, onShutdown, SHUTDOWN_AFTER_DRAIN_MS, startOrExit, webhookSettings } from '@tt/http';
 import { startMcp } from '@tt/mcp';
 import { loadConfig } from './config.js';
 import { seedDemo } from './seed.js';
@@ -12,7 +12,8 @@ import { startApi } from './server.js';
  * It listens on 127.0.0.1 unless HOST says otherwise: it prints an operator token, which must not reach the network.
  */
 const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = await startOrExit('task tracker', async () => {
-  const config = loadConfig({ ...process.env, HOST: process.env.HOST || '127.0.0.1' });
+  // One process on one machine, behind no load balancer: nothing to drain unless SHUTDOWN_DRAIN_MS says so.
+  const config = loadConfig({ ...process.env, HOST: process.env.HOST || '127.0.0.1', SHUTDOWN_DRAIN_MS: process.env.SHUTDOWN_DRAIN_MS || '0' });
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
   const dataDir = resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
@@ -38,7 +39,7 @@ const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = awai
 
   const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
   // One /metrics for the whole process, on the api port.
-  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false }, runtime);
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false, drainMs: config.SHUTDOWN_DRAIN_MS }, runtime);
   return { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp };
 });
 const exposed = config.HOST === '127.0.0.1' || config.HOST === 'localhost' || config.HOST === '::1' ? '' : `  (listening on ${config.HOST}: reachable from the network)`;
@@ -62,4 +63,4 @@ process.stdout.write(lines.join('\n') + '\n');
 onShutdown(logger, async () => {
   await Promise.all([api.stop(), mcp.stop()]);
   await runtime.close();
-});
+}, config.SHUTDOWN_DRAIN_MS + SHUTDOWN_AFTER_DRAIN_MS);

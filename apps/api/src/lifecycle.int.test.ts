@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 async function spawnApi(env: Record<string, string>): Promise<ApiProcess> {
   const childEnv: NodeJS.ProcessEnv = {
-    ...process.env, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000', ...env,
+    ...process.env, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000', SHUTDOWN_DRAIN_MS: '0', ...env,
   };
   for (const k of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(k in env)) delete childEnv[k];
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/api/src/main.ts')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -118,6 +118,64 @@ async function databaseEnv(): Promise<Record<string, string>> {
 }
 
 describe('graceful shutdown', () => {
+  it('on SIGTERM reports draining at once, serves every request of a steady load through the drain delay, then exits 0', async () => {
+    const DRAIN = 2000;
+    const api = await spawnApi({ ...(await databaseEnv()), SHUTDOWN_DRAIN_MS: String(DRAIN) });
+    const { token, task } = await fixture(api.base);
+    // Keep-alive connections, as a proxy or an SDK holds them.
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const get = (path: string, auth?: string) =>
+      new Promise<{ status: number; connection?: string | undefined; error?: string; sent: number; at: number; body?: string }>((res) => {
+        const sent = Date.now();
+        const r = request(`${api.base}${path}`, { agent, headers: auth ? { authorization: `Bearer ${auth}` } : {} }, (resp) => {
+          let text = '';
+          resp.on('data', (d: Buffer) => void (text += d.toString()));
+          resp.on('end', () => res({ status: resp.statusCode ?? 0, connection: resp.headers.connection, sent, at: Date.now(), body: text }));
+        });
+        r.on('error', (e: NodeJS.ErrnoException) => res({ status: 0, error: e.code ?? e.message, sent, at: Date.now() }));
+        r.end();
+      });
+
+    let sigtermAt = 0;
+    // The client stops a little before the drain delay ends, when a real balancer has long taken the process out.
+    const loading = () => !sigtermAt || Date.now() < sigtermAt + DRAIN - 300;
+    const results: Array<Awaited<ReturnType<typeof get>>> = [];
+    const client = async () => {
+      while (loading()) results.push(await get(`/v1/tasks/${task.key}`, token));
+    };
+    const load = Promise.all([client(), client(), client(), client()]);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await get('/ready')).status).toBe(200);
+
+    sigtermAt = Date.now();
+    api.child.kill('SIGTERM');
+    let ready = await get('/ready');
+    while (ready.status === 200 && Date.now() - sigtermAt < 2000) ready = await get('/ready');
+    const flippedAfterMs = ready.at - sigtermAt;
+    await load;
+    const exit = await api.exit;
+    const exitedAfterMs = Date.now() - sigtermAt;
+
+    const during = results.filter((r) => r.at > sigtermAt);
+    const failed = results.filter((r) => r.status !== 200);
+    // Requests sent once /ready said draining (those already in flight then may still keep their connection).
+    const afterFlip = during.filter((r) => r.sent > ready.at);
+    const closing = afterFlip.filter((r) => r.connection === 'close').length;
+    console.log(JSON.stringify({ requests: results.length, duringDrain: during.length, failed: failed.length, flippedAfterMs, closing, exitedAfterMs, exit }));
+
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body!)).toMatchObject({ status: 'draining', checks: { database: true } });
+    expect(flippedAfterMs).toBeLessThan(500);
+    expect(during.length).toBeGreaterThan(20);
+    expect(failed).toEqual([]);
+    // Responses during the drain ask keep-alive clients to reconnect (elsewhere).
+    expect(closing).toBe(afterFlip.length);
+    expect(exit).toBe(0);
+    expect(exitedAfterMs).toBeGreaterThanOrEqual(DRAIN);
+    expect(exitedAfterMs).toBeLessThan(DRAIN + 5000);
+    agent.destroy();
+  }, 60_000);
+
   it('on SIGTERM refuses new connections, finishes the request in flight with 200 and exits 0', async () => {
     const api = await spawnApi(await databaseEnv());
     const { token, task } = await fixture(api.base);

@@ -1,4 +1,4 @@
-import { onShutdown, startOrExit } from '@tt/http';
+import { onShutdown, SHUTDOWN_AFTER_DRAIN_MS, startOrExit } from '@tt/http';
 import { loadConfig } from './config.js';
 import { startApi } from './server.js';
 
@@ -9,4 +9,4 @@ const { config, api } = await startOrExit('api', async () => {
 });
 api.logger.info({ url: `${api.url}/v1` }, 'api listening');
 if (!config.ADMIN_TOKEN) api.logger.warn('ADMIN_TOKEN is not set: the operator API uses a random token for this process only');
-onShutdown(api.logger, () => api.stop());
+onShutdown(api.logger, () => api.stop(), config.SHUTDOWN_DRAIN_MS + SHUTDOWN_AFTER_DRAIN_MS);

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { closeServer, createLogger, createRuntime, listen, migrateOnStart, type Runtime, webhookSettings } from '@tt/http';
+import { createLogger, drainServer, createRuntime, listen, migrateOnStart, type Runtime, webhookSettings } from '@tt/http';
 import type { Logger } from 'pino';
 import { createApiApp } from './app.js';
 import { trustProxy, type Config } from './config.js';
@@ -27,7 +27,7 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<ApiSe
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   const { app } = createApiApp({
     deps: rt.deps, logger, limiter: rt.limiter, adminToken, trustProxy: trustProxy(config.TRUST_PROXY),
-    ready: () => rt.ready(), publicUrl: config.PUBLIC_URL, jobs: rt.jobs, metricsToken: config.METRICS_TOKEN,
+    ready: () => rt.ready(), drain: rt.drain, publicUrl: config.PUBLIC_URL, jobs: rt.jobs, metricsToken: config.METRICS_TOKEN,
   });
   const server = await listen(app, config.PORT, config.HOST);
   const addr = server.address();
@@ -38,8 +38,9 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<ApiSe
     server,
     adminToken,
     logger,
+    /** Drains (SHUTDOWN_DRAIN_MS: `/ready` 503 while still serving), closes the listener, finishes requests in flight. */
     async stop() {
-      await closeServer(server);
+      await drainServer(server, rt.drain, config.SHUTDOWN_DRAIN_MS);
       if (!runtime) await rt.close();
     },
   };

@@ -2,14 +2,14 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
-import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, requestLogger, type Runtime } from '@tt/http';
+import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
 import { envelopeGuard } from './envelope-guard.js';
 import { hostGuard, sendRpcError } from './host-guard.js';
 import { buildMcpServer } from './server.js';
 import { parseSession } from './session.js';
 
 export interface McpAppOptions {
-  runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'>;
+  runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'> & Partial<Pick<Runtime, 'drain'>>;
   logger: Logger;
   trustProxy: boolean | number | string;
   /** Host names accepted in Host and Origin headers of /mcp. */
@@ -29,11 +29,8 @@ export function createMcpApp(o: McpAppOptions): Express {
   app.use(httpMetrics('mcp'));
   app.use(requestLogger(o.logger));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
-  app.get('/ready', async (_req, res) => {
-    const checks = await o.runtime.ready();
-    const ok = Object.values(checks).every(Boolean);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks });
-  });
+  // Without Redis the gateway still serves (per-process rate limit, jobs kept in the outbox): degraded, still ready.
+  app.get('/ready', readyRoute({ checks: () => o.runtime.ready(), optional: ['redis'], drain: o.runtime.drain }));
   if (o.metrics !== false) app.get('/metrics', metricsRoute({ jobs: o.runtime.jobs, token: o.metrics?.token }));
 
   // Same limiter keys as REST, so a key has one budget across both.

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { closeServer, createLogger, listen, type Runtime } from '@tt/http';
+import { createLogger, drainServer, listen, type Runtime } from '@tt/http';
 import { createMcpApp } from './app.js';
 import { allowedHosts, trustProxy } from './config.js';
 
@@ -15,6 +15,8 @@ export interface McpOptions {
   metricsToken?: string | undefined;
   /** Serve GET /metrics (default); embedded mode serves the process's metrics on the api port instead. */
   metrics?: boolean;
+  /** On stop: how long to keep serving while `/ready` answers 503 `draining` (SHUTDOWN_DRAIN_MS; default 0). */
+  drainMs?: number | undefined;
 }
 
 export interface McpServerHandle {
@@ -39,6 +41,6 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
   return {
     url: `http://127.0.0.1:${port}`,
     server,
-    stop: () => closeServer(server),
+    stop: () => drainServer(server, runtime.drain, opts.drainMs ?? 0),
   };
 }

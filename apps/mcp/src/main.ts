@@ -1,9 +1,9 @@
-import { createLogger, createRuntime, migrateOnStart, onShutdown, startOrExit } from '@tt/http';
+import { createLogger, createRuntime, migrateOnStart, onShutdown, SHUTDOWN_AFTER_DRAIN_MS, startOrExit } from '@tt/http';
 import { loadConfig } from './config.js';
 import { startMcp } from './index.js';
 
 /** Production entry: the MCP gateway as its own process. */
-const { logger, runtime, mcp } = await startOrExit('mcp', async () => {
+const { config, logger, runtime, mcp } = await startOrExit('mcp', async () => {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'mcp');
   const runtime = await createRuntime({
@@ -11,11 +11,11 @@ const { logger, runtime, mcp } = await startOrExit('mcp', async () => {
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger, migrate: migrateOnStart(config.MIGRATE_ON_START),
     queuePrefix: config.QUEUE_PREFIX,
   });
-  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metricsToken: config.METRICS_TOKEN }, runtime);
-  return { logger, runtime, mcp };
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metricsToken: config.METRICS_TOKEN, drainMs: config.SHUTDOWN_DRAIN_MS }, runtime);
+  return { config, logger, runtime, mcp };
 });
 logger.info({ url: `${mcp.url}/mcp` }, 'mcp listening');
 onShutdown(logger, async () => {
   await mcp.stop();
   await runtime.close();
-});
+}, config.SHUTDOWN_DRAIN_MS + SHUTDOWN_AFTER_DRAIN_MS);

@@ -151,11 +151,15 @@ describe.runIf(REDIS && PG)('the worker process', () => {
     await waitFor(async () => expect(await blockedSessions(stack)).toBe(1));
 
     worker.kill('SIGTERM');
-    // It stops serving HTTP first; the job it holds cannot finish while the test holds the row, so it must still run.
-    await waitFor(async () => expect(await fetch(`http://127.0.0.1:${worker.port}/health`).then(() => 'up', () => 'down')).toBe('down'));
+    // It reports draining at once and takes no new jobs; the job it holds cannot finish while the test holds the row,
+    // so it must still run (its HTTP endpoints too, until the job is done).
+    await waitFor(async () => expect(await fetch(`http://127.0.0.1:${worker.port}/ready`).then((r) => r.json() as Promise<any>, () => 'down')).toMatchObject({ status: 'draining' }));
+    await new Promise((r) => setTimeout(r, 300));
     expect(worker.proc.exitCode).toBeNull();
+    expect((await fetch(`http://127.0.0.1:${worker.port}/ready`)).status).toBe(503);
     await blocker.rollback();
     expect(await worker.exited).toEqual({ code: 0, signal: null });
+    expect(await fetch(`http://127.0.0.1:${worker.port}/health`).then(() => 'up', () => 'down')).toBe('down');
     expect(await delivered(stack, workspaceId)).toEqual([`alice comment comment:${c.body.data.id}`, `carol mention comment:${c.body.data.id}`, `dave mention comment:${c.body.data.id}`]);
     expect(await stack.runtime.jobs.stats()).toMatchObject({ active: 0, waiting: 0, failed: 0, completed: 1 });
   });

@@ -1,10 +1,11 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { closeServer, createLogger, createRuntime, httpMetrics, listen, metricsRoute, type Runtime, webhookSettings } from '@tt/http';
+import { closeServer, createLogger, createRuntime, httpMetrics, listen, metricsRoute, readiness, type Runtime, webhookSettings } from '@tt/http';
 import type { WorkerConfig } from './config.js';
 
 /**
- * Health, readiness (database, Redis, and the queue's depth and failed count) and Prometheus metrics (the process's
+ * Health, readiness (database, Redis, and the queue's depth and failed count; the worker cannot work without Redis, so
+ * unlike the api and mcp it is not ready while Redis is away, and it is `draining` from SIGTERM on) and Prometheus metrics (the process's
  * registry with the queue gauges read at each scrape; behind `metricsToken` when one is set).
  */
 export function createWorkerApp(runtime: Runtime, o: { metricsToken?: string | undefined } = {}): Express {
@@ -16,8 +17,8 @@ export function createWorkerApp(runtime: Runtime, o: { metricsToken?: string | u
     const checks = await runtime.ready();
     const stats = await runtime.jobs.stats().catch(() => undefined);
     checks.queue = stats !== undefined;
-    const ok = Object.values(checks).every(Boolean);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', checks, queue: stats ?? null });
+    const { ok, body } = readiness(checks, { draining: runtime.drain.draining });
+    res.status(ok ? 200 : 503).json({ ...body, queue: stats ?? null });
   });
   app.get('/metrics', metricsRoute({ jobs: runtime.jobs, token: o.metricsToken }));
   return app;
@@ -27,7 +28,10 @@ export interface WorkerHandle {
   url: string;
   runtime: Runtime;
   logger: Logger;
-  /** HTTP first, then the jobs in hand, the relay, the database and Redis. */
+  /**
+   * `/ready` turns 503 `draining` at once; the jobs in hand finish (BullMQ's close waits for them, new ones are not
+   * taken) while HTTP still answers, then HTTP closes, then the relay, the database and Redis.
+   */
   stop(): Promise<void>;
 }
 
@@ -51,6 +55,8 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
     runtime,
     logger,
     async stop() {
+      runtime.drain.begin();
+      await runtime.jobs.stopConsuming();
       await closeServer(server);
       await runtime.close();
     },

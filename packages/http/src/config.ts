@@ -30,6 +30,11 @@ export const ServerConfigShape = {
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   TRUST_PROXY: z.string().optional(),
   MIGRATE_ON_START: z.string().optional(),
+  /**
+   * On SIGTERM: how long the server keeps serving while reporting `/ready` 503 `draining`, before it stops accepting
+   * connections (load balancers take it out meanwhile). Embedded mode defaults to 0.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5000),
 };
 
 /** Bad environment variables, one problem per variable, each a sentence an operator can act on. */

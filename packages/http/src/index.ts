@@ -4,6 +4,7 @@ export * from './auth.js';
 export * from './rate-limit.js';
 export * from './logging.js';
 export * from './lifecycle.js';
+export * from './readiness.js';
 export * from './listen.js';
 export * from './runtime.js';
 export * from './config.js';

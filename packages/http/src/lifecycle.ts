@@ -1,6 +1,7 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError } from './config.js';
+import type { Drain } from './readiness.js';
 
 /**
  * Runs a process's start-up; a failure (a bad variable, an unreachable database) ends the process with exit code 1
@@ -20,12 +21,47 @@ export async function startOrExit<T>(name: string, start: () => Promise<T> | T):
   }
 }
 
-/** Stops accepting connections, lets in-flight requests finish, then closes idle keep-alive sockets. */
-export function closeServer(server: Server): Promise<void> {
+/**
+ * Stops accepting connections, lets in-flight requests finish, and closes keep-alive sockets as they fall idle.
+ * Requests still running after `inFlightMs` have their connections cut, so a hung request cannot hold the process
+ * past its grace period.
+ */
+export function closeServer(server: Server, inFlightMs = IN_FLIGHT_MS): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.close((err) => (err ? reject(err) : resolve()));
+    // A keep-alive socket busy with a request when the listener closes falls idle once it is answered: close it then.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), inFlightMs);
+    idle.unref();
+    cut.unref();
+    server.close((err) => {
+      clearInterval(idle);
+      clearTimeout(cut);
+      if (err) reject(err);
+      else resolve();
+    });
     server.closeIdleConnections();
   });
+}
+
+/** How long requests in flight when the listener closes may take before their connections are cut. */
+export const IN_FLIGHT_MS = 10_000;
+
+/** Time a server's shutdown may take after its drain delay (in-flight requests, then the runtime); see onShutdown. */
+export const SHUTDOWN_AFTER_DRAIN_MS = 20_000;
+
+/**
+ * A graceful stop of a server behind a load balancer: it is marked draining (`/ready` answers 503 `draining`, and
+ * every response from now on carries `Connection: close`, so clients and proxies open their next connection
+ * elsewhere), keeps serving for `drainMs` while the balancers notice, then closes the listener, finishes the
+ * requests in flight and closes the keep-alive connections.
+ */
+export async function drainServer(server: Server, drain: Drain, drainMs: number): Promise<void> {
+  drain.begin();
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+  });
+  if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+  await closeServer(server);
 }
 
 /** Runs `stop` on SIGTERM/SIGINT once, with a force-quit timer. */

@@ -48,6 +48,16 @@ export const webhookDeliveries = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * 1 while this process's rate limit stands in for the shared one (Redis unreachable: each process counts its own
+ * budget), 0 while the budget is shared through Redis or there is no Redis to share it.
+ */
+export const rateLimitFallback = new Gauge({
+  name: 'tt_rate_limit_fallback',
+  help: '1 while the rate limit falls back to a per-process budget because Redis is unreachable, else 0',
+  registers: [metricsRegistry],
+});
+
 const JOB_GAUGES: Array<[keyof JobStats, string, string]> = [
   ['waiting', 'tt_jobs_waiting', 'Jobs waiting in the queue'],
   ['active', 'tt_jobs_active', 'Jobs being handled'],

@@ -1,27 +1,63 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { sendError } from './errors.js';
+import { rateLimitFallback } from './metrics.js';
 
 export interface RateLimiter {
   readonly limit: number;
+  /** True while Redis is unreachable and this process counts its own budget. */
+  readonly fallback: boolean;
   consume(key: string): Promise<{ allowed: boolean; remaining: number; resetSeconds: number }>;
 }
 
 /**
- * A fixed one-minute window per key. With Redis every API and MCP process draws on the same budget;
- * if Redis is unreachable a per-process memory limiter stands in.
+ * A fixed one-minute window per key. With Redis every API and MCP process draws on the same budget. While Redis is
+ * unreachable (not connected, or a command fails) a per-process memory limiter stands in: requests keep being served
+ * and limited, each process on its own budget. Entering and leaving the fallback is logged once each and shown by
+ * the `tt_rate_limit_fallback` gauge; the shared budget is tried again as soon as the connection is back.
  */
-export function createRateLimiter(limit: number, redis?: Redis): RateLimiter {
+export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logger, 'warn' | 'info'>): RateLimiter {
   const opts = { points: limit, duration: 60, keyPrefix: 'tt:rl' };
-  const limiter: RateLimiterAbstract = redis
-    ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
-    : new RateLimiterMemory(opts);
+  const memory = new RateLimiterMemory(opts);
+  // rejectIfRedisNotReady: a disconnected client answers at once instead of queueing the command.
+  const shared: RateLimiterAbstract | undefined = redis ? new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true }) : undefined;
+  let fallback = false;
+  const fallBack = (on: boolean, reason?: string) => {
+    if (on === fallback) return;
+    fallback = on;
+    rateLimitFallback.set(on ? 1 : 0);
+    if (on) log?.warn({ reason }, 'rate limit: Redis unreachable, falling back to a per-process limit');
+    else log?.info('rate limit: Redis is back, the shared limit applies again');
+  };
+  const take = async (key: string) => {
+    if (!shared || !redis) return memory.consume(key, 1);
+    if (redis.status !== 'ready') {
+      fallBack(true, `redis ${redis.status}`);
+      return memory.consume(key, 1);
+    }
+    try {
+      const r = await shared.consume(key, 1);
+      fallBack(false);
+      return r;
+    } catch (e) {
+      if (e instanceof RateLimiterRes) {
+        fallBack(false);
+        throw e;
+      }
+      fallBack(true, e instanceof Error ? e.message : String(e));
+      return memory.consume(key, 1);
+    }
+  };
   return {
     limit,
+    get fallback() {
+      return fallback;
+    },
     async consume(key) {
       try {
-        const r = await limiter.consume(key, 1);
+        const r = await take(key);
         return { allowed: true, remaining: r.remainingPoints, resetSeconds: Math.ceil(r.msBeforeNext / 1000) };
       } catch (e) {
         if (e instanceof RateLimiterRes) return { allowed: false, remaining: 0, resetSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };

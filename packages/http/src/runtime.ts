@@ -6,6 +6,7 @@ import { createJobSystem, createWebhookPorts, type JobSystem } from '@tt/jobs';
 import { createStore, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase } from '@tt/store';
 import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
+import { createDrain, type Drain } from './readiness.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-config.js';
 
 export interface RuntimeOptions {
@@ -41,8 +42,16 @@ export interface Runtime {
   jobs: JobSystem;
   /** PostgreSQL outages: logged once when they start and once when they end (undefined on embedded PGlite). */
   database: DatabaseWatch | undefined;
+  /** Set on SIGTERM: `/ready` answers 503 `draining` from then on (every server of the process). */
+  drain: Drain;
+  /** What answers: `database`, and `redis` when configured (the apps decide which they cannot serve without). */
   ready(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)))]).finally(() => clearTimeout(timer));
 }
 
 /** Opens the database (PostgreSQL or embedded PGlite) and Redis when configured, and builds the use-case deps. */
@@ -73,7 +82,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     deps,
     db,
     redis,
-    limiter: createRateLimiter(o.rateLimitPerMinute, redis),
+    limiter: createRateLimiter(o.rateLimitPerMinute, redis, o.logger),
+    drain: createDrain(),
     jobs,
     database,
     async ready() {
@@ -82,7 +92,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
         database?.report(err);
         return false;
       });
-      if (redis) checks.redis = await redis.ping().then((r) => r === 'PONG', () => false);
+      // A Redis that hangs counts as down rather than holding the probe.
+      if (redis) checks.redis = await withTimeout(redis.ping(), 1000).then((r) => r === 'PONG', () => false);
       return checks;
     },
     async close() {

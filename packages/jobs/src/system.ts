@@ -41,6 +41,8 @@ export interface JobSystem {
   stats(): Promise<JobStats>;
   /** In-process queue: relays and handles until nothing is left (for tests and scripts). */
   drain(): Promise<void>;
+  /** Stops taking jobs and waits for those in hand (a worker's shutdown); the relay keeps running. */
+  stopConsuming(): Promise<void>;
   /** Stops taking jobs (finishing those in hand), then the relay, then the queue. */
   close(): Promise<void>;
 }
@@ -97,9 +99,13 @@ export function createJobSystem(o: JobSystemOptions): JobSystem {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },
-    async close() {
-      await consumer?.close();
+    async stopConsuming() {
+      const c = consumer;
       consumer = undefined;
+      await c?.close();
+    },
+    async close() {
+      await this.stopConsuming();
       await relay.stop();
       await queue.close();
     },
