@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Checks infra/ without Docker or a cluster (neither runs on CI machines), with the tools that do run here:
 //   Dockerfiles  dockerfile-utils (the Dockerfile language server's linter) + our rules on the parsed file
+//                (the base image: node:<major>-alpine on a line scripts/node-versions.mjs allows)
 //   compose      dclint (compose-spec JSON schema + best-practice rules, zero warnings) + topology rules
 //   Kubernetes   kubernetes-models (the Kubernetes OpenAPI schemas per kind) + probe/resource/reference rules
 // nginx has no validator here (the Debian nginx is older than the image's and rejects `resolve`); its
@@ -12,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DockerfileParser } from 'dockerfile-ast';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import YAML from 'yaml';
+import { imageNodeProblem } from './node-versions.mjs';
 import { SERVICE_NODE_FLAGS } from './service-node-flags.mjs';
 
 // The tools come from this repository's node_modules, whatever tree is checked.
@@ -56,6 +58,7 @@ let ROOT = HERE;
 let INFRA = path.join(ROOT, 'infra');
 let problems = [];
 let checked = new Set();
+let TODAY = new Date().toISOString().slice(0, 10);
 const rel = (f) => path.relative(ROOT, f);
 const problem = (file, msg) => problems.push(`${rel(file)}: ${msg}`);
 const read = (f) => {
@@ -64,6 +67,15 @@ const read = (f) => {
 };
 
 // ---- Dockerfiles
+/** The official node image on Alpine, by major version (node:26-alpine, node:26.1.0-alpine3.22, ...@sha256:...). */
+const NODE_IMAGE = /^(?:docker\.io\/)?(?:library\/)?node:(\d+)(?:\.\d+){0,2}-alpine[\d.]*(?:@sha256:[0-9a-f]{64})?$/;
+/** Why `image` is not a base image the apps may build and run on (scripts/node-versions.mjs), or undefined. */
+function nodeImageProblem(image) {
+  const m = NODE_IMAGE.exec(image);
+  if (!m) return `"${image}" is not the official node image on Alpine (node:<major>-alpine)`;
+  return imageNodeProblem(Number(m[1]), TODAY);
+}
+
 function checkDockerfile(app) {
   const file = path.join(INFRA, 'docker', `${app}.Dockerfile`);
   if (!existsSync(file)) return problem(file, 'missing');
@@ -73,10 +85,17 @@ function checkDockerfile(app) {
   const froms = df.getFROMs();
   if (froms.length < 2) problem(file, 'must be multi-stage (a build stage and a runtime stage)');
   const args = Object.fromEntries(df.getInitialARGs().map((a) => [a.getProperty()?.getName(), a.getProperty()?.getValue()]));
+  const images = new Set();
   for (const from of froms) {
     const image = (from.getImage() ?? '').replace(/^\$\{?(\w+)\}?$/, (_m, v) => args[v] ?? '');
+    images.add(image);
     if (!/:[\w.-]+$/.test(image) || /:latest$/.test(image)) problem(file, `FROM ${from.getImage()}: pin a tag (resolved to "${image}")`);
+    else {
+      const why = nodeImageProblem(image);
+      if (why) problem(file, `FROM ${from.getImage()}: ${why}`);
+    }
   }
+  if (images.size > 1) problem(file, `the build and runtime stages must use the same node image (${[...images].join(', ')})`);
   const last = froms.at(-1);
   const runtime = df.getInstructions().filter((i) => last && i.getRange().start.line > last.getRange().start.line);
   const user = runtime.filter((i) => i.getKeyword() === 'USER').at(-1);
@@ -137,6 +156,11 @@ function checkCompose() {
     if (grace) problem(file, `${grace} (stop_grace_period)`);
     const df = svc.build?.dockerfile && path.resolve(INFRA, svc.build.context ?? '.', svc.build.dockerfile);
     if (!df || !existsSync(df)) problem(file, `${app} build.dockerfile does not exist`);
+    const nodeImage = svc.build?.args?.NODE_IMAGE;
+    if (nodeImage !== undefined) {
+      const why = nodeImageProblem(String(nodeImage));
+      if (why) problem(file, `${app} build.args.NODE_IMAGE: ${why}`);
+    }
   }
   for (const v of s.proxy?.volumes ?? []) {
     const src = String(v).split(':')[0];
@@ -268,9 +292,13 @@ function checkServe() {
   for (const flag of SERVICE_NODE_FLAGS) if (!serve.includes(flag)) problem(file, `scripts.serve must pass ${flag} to node (scripts/service-node-flags.mjs)`);
 }
 
-/** Checks infra/ of the repository at `root`; resolves {files, problems}. */
-export async function checkInfra(root = HERE) {
+/**
+ * Checks infra/ of the repository at `root`; resolves {files, problems}. `today` (YYYY-MM-DD, default: today)
+ * is the date the Node.js release schedule is read at.
+ */
+export async function checkInfra(root = HERE, { today = new Date().toISOString().slice(0, 10) } = {}) {
   ROOT = root;
+  TODAY = today;
   INFRA = path.join(root, 'infra');
   problems = [];
   checked = new Set();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkInfra } from './infra-check.mjs';
+import { CI_NODE_VERSIONS, imageNodeProblem, NODE_RELEASES } from './node-versions.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // What infra-check reads outside infra/: the manifests the Dockerfiles copy and the apps' build configs.
@@ -17,18 +18,28 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** A copy of the files infra-check reads, with one file changed by `edit`. */
 function variant(name: string, file: string, edit: (text: string) => string): string {
+  return variantOf(name, { [file]: edit });
+}
+
+/** A copy of the files infra-check reads, with each file of `edits` changed by its edit. */
+function variantOf(name: string, edits: Record<string, (text: string) => string>): string {
   const root = path.join(tmp, name);
   for (const f of NEEDED) {
     mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
     cpSync(path.join(ROOT, f), path.join(root, f), { recursive: true });
   }
-  const target = path.join(root, file);
-  const before = readFileSync(target, 'utf8');
-  const after = edit(before);
-  if (after === before) throw new Error(`variant ${name}: the edit changed nothing in ${file}`);
-  writeFileSync(target, after);
+  for (const [file, edit] of Object.entries(edits)) {
+    const target = path.join(root, file);
+    const before = readFileSync(target, 'utf8');
+    const after = edit(before);
+    if (after === before) throw new Error(`variant ${name}: the edit changed nothing in ${file}`);
+    writeFileSync(target, after);
+  }
   return root;
 }
+
+/** Sets a Dockerfile's NODE_IMAGE default. */
+const nodeImage = (image: string) => (t: string) => t.replace(/^ARG NODE_IMAGE=.*$/m, `ARG NODE_IMAGE=${image}`);
 
 describe('infra-check', () => {
   it('passes on the repository', async () => {
@@ -61,5 +72,55 @@ describe('infra-check', () => {
   ])('finds the problem in %s', async (name, file, edit, expected) => {
     const { problems } = await checkInfra(variant(name, file, edit));
     expect(problems.join('\n')).toMatch(expected);
+  });
+
+  // Each checkInfra takes seconds (dclint, the Kubernetes schemas), so one variant holds several problems.
+  it('holds every Dockerfile (and a compose build arg) to a supported node image on Alpine', async () => {
+    const { problems } = await checkInfra(
+      variantOf('node-images', {
+        'infra/docker/api.Dockerfile': (t) => nodeImage('node:20-alpine')(t).replace('FROM ${NODE_IMAGE} AS runtime', 'FROM node:24-alpine AS runtime'),
+        'infra/docker/mcp.Dockerfile': nodeImage('node:22.12.0-alpine3.21'),
+        'infra/docker/worker.Dockerfile': nodeImage('node:25-alpine'),
+        'infra/compose.yaml': (t) => t.replace('dockerfile: infra/docker/worker.Dockerfile', 'dockerfile: infra/docker/worker.Dockerfile\n      args:\n        NODE_IMAGE: node:26-bookworm-slim'),
+      }),
+      { today: '2026-11-25' },
+    );
+    const text = problems.join('\n');
+    expect(text).toMatch(/api.Dockerfile: FROM \$\{NODE_IMAGE\}: Node.js 20 reached its end of life on 2026-04-30/);
+    expect(text).toMatch(/api.Dockerfile: the build and runtime stages must use the same node image \(node:20-alpine, node:24-alpine\)/);
+    expect(text).toMatch(/mcp.Dockerfile: FROM \$\{NODE_IMAGE\}: Node.js 22 is not tested in CI/);
+    expect(text).toMatch(/worker.Dockerfile: FROM \$\{NODE_IMAGE\}: Node.js 25 is not an LTS line/);
+    expect(text).toMatch(/compose.yaml: worker build.args.NODE_IMAGE: "node:26-bookworm-slim" is not the official node image on Alpine/);
+  });
+
+  it('accepts node 24 and 26 on Alpine, by major version, release or digest', async () => {
+    const { problems } = await checkInfra(
+      variantOf('node-images-ok', {
+        'infra/docker/api.Dockerfile': nodeImage('node:24-alpine'),
+        'infra/docker/mcp.Dockerfile': nodeImage('node:26.10.0-alpine3.22'),
+        'infra/docker/worker.Dockerfile': nodeImage(`node:26-alpine@sha256:${'a'.repeat(64)}`),
+      }),
+      { today: '2026-11-25' },
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('reads the release schedule on the day it runs', async () => {
+    const { problems } = await checkInfra(ROOT, { today: '2026-06-01' });
+    expect(problems.join('\n')).toMatch(/Node.js 26 is not LTS until 2026-10-28/);
+  });
+});
+
+describe('node-versions', () => {
+  it('lists a release schedule for every line CI tests, in order', () => {
+    for (const major of CI_NODE_VERSIONS) {
+      const r = NODE_RELEASES[major];
+      expect(r, `Node.js ${major}`).toBeDefined();
+      expect(r!.lts < r!.maintenance && r!.maintenance < r!.end).toBe(true);
+    }
+    expect(imageNodeProblem(24, '2026-11-25')).toBeUndefined();
+    expect(imageNodeProblem(26, '2026-11-25')).toBeUndefined();
+    expect(imageNodeProblem(24, '2028-04-30')).toMatch(/Node.js 24 reached its end of life on 2028-04-30/);
+    expect(imageNodeProblem(26, '2029-04-30')).toMatch(/Node.js 26 reached its end of life on 2029-04-30/);
   });
 });

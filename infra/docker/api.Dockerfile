@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # api: REST API and operator API (the image also holds dist/migrate.js, the one-shot migration).
 # Build from the repository root:  docker build -f infra/docker/api.Dockerfile -t task-tracker/api:1.0.0 .
-ARG NODE_IMAGE=node:20-alpine
+# Node.js 26, Active LTS since 2026-10-28 (end of life 2029-04-30); scripts/node-versions.mjs lists the lines
+# scripts/infra-check.mjs accepts (in LTS, not past end of life, tested by .ci/run): 24 or 26.
+ARG NODE_IMAGE=node:26-alpine
 
 # ---- build: install from the lockfile, bundle with tsup, then `pnpm deploy` a pruned production tree
 FROM ${NODE_IMAGE} AS build
