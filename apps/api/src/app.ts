@@ -60,16 +60,16 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
 
   const registry = new OpenAPIRegistry();
   const v1 = express.Router();
-  const routes = new Routes(v1, registry, '/v1');
-  peopleRoutes(routes, a.deps);
-  projectRoutes(routes, a.deps);
-  taskRoutes(routes, a.deps);
-  contextRoutes(routes, a.deps);
-  commentRoutes(routes, a.deps);
-  notificationRoutes(routes, a.deps);
-  timeRoutes(routes, a.deps);
-  docRoutes(routes, a.deps);
-  meetingRoutes(routes, a.deps);
+  const routes = new Routes(v1, registry, '/v1', a.deps);
+  peopleRoutes(routes);
+  projectRoutes(routes);
+  taskRoutes(routes);
+  contextRoutes(routes);
+  commentRoutes(routes);
+  notificationRoutes(routes);
+  timeRoutes(routes);
+  docRoutes(routes);
+  meetingRoutes(routes);
   // Paths carry their /v1 prefix, so the server is the host root.
   const openapi = buildOpenApi(registry, a.publicUrl ?? '/');
 
@@ -96,7 +96,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   const adminRouter = express.Router();
   // The operator API is described too (GET /admin/v1/openapi.json, behind the operator token): tests fuzz it from there.
   const operatorRegistry = new OpenAPIRegistry();
-  const operator = new Routes(adminRouter, operatorRegistry, '/admin/v1');
+  const operator = new Routes(adminRouter, operatorRegistry, '/admin/v1', a.deps);
   operatorRoutes(operator, a.deps, a.jobs);
   const operatorOpenapi = buildOperatorOpenApi(operatorRegistry, a.publicUrl ?? '/');
   adminRouter.get('/openapi.json', (_req, res) => void res.json(operatorOpenapi));

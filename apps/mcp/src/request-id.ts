@@ -17,14 +17,15 @@ export async function oncePerRequestId(
   tool: string,
   requestId: string | undefined,
   args: Record<string, unknown>,
-  run: () => Promise<CallToolResult>,
+  run: (ctx: ToolContext) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  if (requestId === undefined) return run();
+  if (requestId === undefined) return run(ctx);
   const key = parseIdempotencyKey(requestId, 'requestId');
   const scope = { keyId: ctx.actor.key.id, surface: 'mcp' as const };
   const { requestId: _omit, ...rest } = args;
-  const outcome = await idempotency.once(scope, key, requestFingerprint([tool, rest]), ctx.deps, async () => {
-    const result = await run();
+  const outcome = await idempotency.once(scope, key, requestFingerprint([tool, rest]), ctx.deps, async (deps) => {
+    // The tool runs with deps whose store is the transaction its result is stored in.
+    const result = await run({ ...ctx, deps });
     return { value: result, answer: result.isError ? null : { status: 200, headers: {}, body: JSON.stringify(result) } };
   }, 'requestId');
   if (outcome.kind === 'replay') return replayed(JSON.parse(outcome.response.body) as CallToolResult, key);
@@ -45,7 +46,7 @@ export function withRequestId<S extends Input>(def: ToolDef<S>): ToolDef<S> {
   return {
     ...def,
     run: (args, ctx) =>
-      oncePerRequestId(ctx, def.name, (args as { requestId?: string }).requestId, args as Record<string, unknown>, () => def.run(args, ctx)),
+      oncePerRequestId(ctx, def.name, (args as { requestId?: string }).requestId, args as Record<string, unknown>, (scoped) => def.run(args, scoped)),
   };
 }
 

@@ -7,6 +7,8 @@ declare global {
     interface Request {
       /** The key's user, set once the bearer key is accepted. */
       actor?: Actor;
+      /** The use cases' deps for this request when they differ from the process's (a request-scoped transaction). */
+      deps?: Deps;
     }
   }
 }

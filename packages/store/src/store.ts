@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import type { Repos, Store } from '@tt/domain';
 import { keyRepo } from './repos/keys.js';
@@ -42,18 +41,10 @@ function repos(db: Knex): Repos {
   };
 }
 
-/**
- * The Knex-backed store; a transaction hands the use case repositories bound to it. `atomically` puts every use of the
- * store in an async context into one transaction (AsyncLocalStorage): the root store is a proxy that, inside such a
- * context, hands out the transaction's repositories instead of its own.
- */
+/** The Knex-backed store; a transaction hands the use case repositories bound to it. */
 export function createStore(db: Knex): Store {
-  const ambient = new AsyncLocalStorage<Store>();
-  const bound = (conn: Knex): Store => ({
-    ...repos(conn),
-    transaction: (fn) => conn.transaction((trx) => fn(bound(trx))),
-    atomically: (fn) => conn.transaction((trx) => ambient.run(bound(trx), fn)),
-  });
-  const root = bound(db);
-  return new Proxy(root, { get: (target, name) => Reflect.get(ambient.getStore() ?? target, name) });
+  return {
+    ...repos(db),
+    transaction: (fn) => db.transaction((trx) => fn(createStore(trx))),
+  };
 }

@@ -1,4 +1,4 @@
-import type { NextFunction, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { idempotency, invalid, IDEMPOTENCY_KEY_MAX, parseIdempotencyKey, requestFingerprint, z, type Deps, type StoredResponse } from '@tt/domain';
 
 /** Headers of the first answer that a replay repeats besides status and body. */
@@ -8,8 +8,8 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 
 /**
  * `Idempotency-Key` on every POST: a thin adapter over the idempotency use case (`idempotency.once`). Mounted after
- * authentication, so a key belongs to the API key. A first request runs with its answer held back until the answer is
- * stored in the same transaction as the request's writes and committed; only then is it sent (a retry arriving right
+ * authentication, so a key belongs to the API key. A first request runs in a transaction (its routes get deps bound to
+ * it, `req.deps`) with its answer held back until the answer is stored in that transaction and committed; only then is it sent (a retry arriving right
  * after it sees the answer, and an answer the client saw is never of a write that did not commit). A replay sends the
  * stored answer with `Idempotent-Replayed: true`.
  */
@@ -34,7 +34,7 @@ export function idempotencyKeys(deps: Deps): RequestHandler {
       const end = res.end.bind(res) as (...args: unknown[]) => Response;
       let outcome: idempotency.Outcome<unknown[]>;
       try {
-        outcome = await idempotency.once(scope, key, fingerprint, deps, () => runHeld(res, next));
+        outcome = await idempotency.once(scope, key, fingerprint, deps, (scoped) => runHeld(req, res, next, scoped));
       } catch (e) {
         // Nothing was sent and nothing committed: the request's own answer gives way to the error.
         res.end = end as Response['end'];
@@ -59,12 +59,14 @@ function replay(res: Response, answer: StoredResponse): void {
 }
 
 /**
- * Runs the rest of the request (`next`) and holds its answer back: `res.send` and `res.json` end in `res.end` with the
+ * Runs the rest of the request (`next`) with `deps` bound to its transaction, and holds its answer back: `res.send` and `res.json` end in `res.end` with the
  * whole body, so wrapping it sees status, headers and body. Resolves with `res.end`'s arguments, to be sent by the
  * caller, and the answer to keep (null: not kept). An answer written in pieces (`res.write`) is not kept.
  */
-function runHeld(res: Response, next: NextFunction): Promise<{ value: unknown[]; answer: StoredResponse | null }> {
+function runHeld(req: Request, res: Response, next: NextFunction, deps: Deps): Promise<{ value: unknown[]; answer: StoredResponse | null }> {
   return new Promise((resolve) => {
+    // The routes run the request's use cases with these deps: its store is the transaction the answer commits in.
+    req.deps = deps;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     let streamed = false;
     res.write = ((...args: unknown[]) => {

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { assertJsonObject, assertShallow, assertStorable, DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Scope } from '@tt/domain';
+import { assertJsonObject, assertShallow, assertStorable, DomainError, ErrorBody, formatIssues, requireScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import type { z } from 'zod';
 import { describeRateLimit } from './rate-limit-doc.js';
 import { describeIdempotency, IdempotencyKeyHeader } from './idempotency.js';
@@ -12,6 +12,11 @@ export interface RouteContext<P, Q, B> {
   body: B;
   req: Request;
   res: Response;
+  /**
+   * The use cases' deps for this request: the routes' own, or, under an Idempotency-Key, the same with a store bound
+   * to the request's transaction, so the request's writes and its stored answer commit together.
+   */
+  deps: Deps;
 }
 
 type AnyObject = z.ZodType<Record<string, unknown>>;
@@ -68,6 +73,7 @@ export class Routes {
     readonly router: Router,
     readonly registry: OpenAPIRegistry | null,
     private readonly prefix: string,
+    private readonly deps: Deps,
   ) {}
 
   add<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(def: RouteDef<P, Q, B>): void {
@@ -83,6 +89,7 @@ export class Routes {
           body: parse(def.body, req.body, 'body'),
           req,
           res,
+          deps: req.deps ?? this.deps,
         };
         const out = await def.handler(ctx as never);
         if (res.headersSent) return;

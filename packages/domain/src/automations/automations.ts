@@ -73,7 +73,7 @@ export interface RuleOutcome {
 }
 
 /** A store whose "transaction" is the one already open, so use cases called inside join it. */
-const joined = (repos: Repos): Store => ({ ...repos, transaction: (fn) => fn(joined(repos)), atomically: (fn) => fn() });
+const joined = (repos: Repos): Store => ({ ...repos, transaction: (fn) => fn(joined(repos)) });
 
 /** The rule's owner as an actor with every right on every project: the owner's own permissions still apply. */
 async function ownerActor(rule: AutomationRecord, repos: Repos): Promise<Actor | undefined> {

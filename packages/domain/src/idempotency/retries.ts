@@ -70,27 +70,28 @@ class NotKept<T> extends Error {
 
 /**
  * Runs a request once per key: claims the key (`start`), then runs `execute` and stores its answer in one transaction
- * with every write the request makes (`Store.atomically`). A crash before the commit leaves neither the write nor the
- * answer, so the retry runs once (after the claim lapses); after the commit both are there, so the retry replays. An
- * answer that is not kept (null: a 5xx, a 400, a failed tool call) rolls the transaction back and releases the key, so
- * a failed request leaves nothing behind; a claim lost meanwhile (taken over after its lock lapsed) rolls back too.
- * The caller sends the answer only after this resolves, and wakes the relay then (the jobs committed with it).
+ * with every write the request makes: `execute` gets deps whose store is that transaction, and runs the request's use
+ * cases with them. A crash before the commit leaves neither the write nor the answer, so the retry runs once (after
+ * the claim lapses); after the commit both are there, so the retry replays. An answer that is not kept (null: a 5xx,
+ * a 400, a failed tool call) rolls the transaction back and releases the key, so a failed request leaves nothing
+ * behind; a claim lost meanwhile (taken over after its lock lapsed) rolls back too. The caller sends the answer only
+ * after this resolves, and wakes the relay then (the jobs committed with it).
  */
 export async function once<T>(
   scope: IdempotencyScope,
   key: string,
   fingerprint: string,
   deps: Deps,
-  execute: () => Promise<{ value: T; answer: StoredResponse | null }>,
+  execute: (deps: Deps) => Promise<{ value: T; answer: StoredResponse | null }>,
   field = 'Idempotency-Key',
 ): Promise<Outcome<T>> {
   const started = await start(scope, key, fingerprint, deps, field);
   if (started.kind === 'replay') return started;
   try {
-    const value = await deps.store.atomically(async () => {
-      const { value, answer } = await execute();
+    const value = await deps.store.transaction(async (store) => {
+      const { value, answer } = await execute({ ...deps, store });
       if (answer === null) throw new NotKept(value);
-      if (!(await deps.store.idempotency.complete(scope, key, started.token, answer))) {
+      if (!(await store.idempotency.complete(scope, key, started.token, answer))) {
         throw new DomainError('idempotency_conflict', `${field}: this key was taken over by a retry while the request ran; retry to see its answer`);
       }
       return value;

@@ -12,12 +12,6 @@ export interface Repos {}
 export interface Store extends Repos {
   /** Runs `fn` in a transaction; its store opens nested transactions as savepoints, so use cases compose atomically. */
   transaction<T>(fn: (repos: Store) => Promise<T>): Promise<T>;
-  /**
-   * Runs `fn` with every use of this store in its async context (repositories and transactions, whoever makes them)
-   * inside one transaction, committed when `fn` resolves and rolled back when it throws. A request's write and the
-   * answer kept for its retries commit together this way, though the use case knows nothing of the retry.
-   */
-  atomically<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /** What the use cases need from the outside world; features add their own optional ports (webhooks: the network). */

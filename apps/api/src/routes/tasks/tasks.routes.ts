@@ -1,5 +1,5 @@
 import {
-  CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, Task, tasks, TaskSummary, UpdateTaskInput, z, type Deps,
+  CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, Task, tasks, TaskSummary, UpdateTaskInput, z,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
 import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.js';
@@ -7,38 +7,38 @@ import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.j
 const refParam = z.strictObject({ ref: z.string().min(1).max(100).openapi({ description: 'Task id or key', example: 'WEB-12' }) });
 const TaskResponse = envelope(Task, 'TaskResponse');
 
-export function taskRoutes(r: Routes, deps: Deps): void {
+export function taskRoutes(r: Routes): void {
   r.add({
     method: 'get', path: '/tasks', tag: 'Tasks', summary: 'Tasks by filters, in creation order (or column order)',
     scope: 'tasks:read', query: ListTasksQuery, response: paged(TaskSummary, 'TaskPage'),
-    handler: ({ req, query }) => tasks.listTasks(actorOf(req), query, deps),
+    handler: ({ req, query, deps }) => tasks.listTasks(actorOf(req), query, deps),
   });
   r.add({
     method: 'post', path: '/tasks', tag: 'Tasks', summary: 'Create a task',
     description: 'Assignees are notified and the board automations run.',
     scope: 'tasks:write', status: 201, body: CreateTaskInput, response: TaskResponse, conditional: 'create',
-    handler: async ({ req, res, body }) => tagged(res, await tasks.createTaskVersioned(actorOf(req), body, deps)),
+    handler: async ({ req, res, body, deps }) => tagged(res, await tasks.createTaskVersioned(actorOf(req), body, deps)),
   });
   r.add({
     method: 'get', path: '/tasks/:ref', tag: 'Tasks', summary: 'A task, full form', scope: 'tasks:read', params: refParam,
     response: TaskResponse, conditional: 'read',
-    handler: async ({ req, res, params }) => taggedRead(req, res, await tasks.getTaskVersioned(actorOf(req), params.ref, deps)),
+    handler: async ({ req, res, params, deps }) => taggedRead(req, res, await tasks.getTaskVersioned(actorOf(req), params.ref, deps)),
   });
   r.add({
     method: 'patch', path: '/tasks/:ref', tag: 'Tasks', summary: 'Change a task (only the fields sent)',
     scope: 'tasks:write', params: refParam, body: UpdateTaskInput, response: TaskResponse, conditional: 'write',
-    handler: async ({ req, res, params, body }) =>
+    handler: async ({ req, res, params, body, deps }) =>
       tagged(res, await conditionalWrite(res, () => tasks.updateTaskVersioned(actorOf(req), params.ref, body, deps, ifMatch(req)))),
   });
   r.add({
     method: 'delete', path: '/tasks/:ref', tag: 'Tasks', summary: 'Delete a task and its time logs for good',
     scope: 'tasks:write', params: refParam, status: 204, conditional: 'write',
-    handler: async ({ req, res, params }) => conditionalWrite(res, () => tasks.deleteTask(actorOf(req), params.ref, deps, ifMatch(req))),
+    handler: async ({ req, res, params, deps }) => conditionalWrite(res, () => tasks.deleteTask(actorOf(req), params.ref, deps, ifMatch(req))),
   });
   r.add({
     method: 'post', path: '/tasks/:ref/move', tag: 'Tasks', summary: 'Move a task to a column and position',
     scope: 'tasks:write', status: 201, params: refParam, body: MoveTaskInput, response: TaskResponse, conditional: 'write',
-    handler: async ({ req, res, params, body }) =>
+    handler: async ({ req, res, params, body, deps }) =>
       tagged(res, await conditionalWrite(res, () => tasks.moveTaskVersioned(actorOf(req), params.ref, body, deps, ifMatch(req)))),
   });
 }
