@@ -113,22 +113,6 @@ export interface WorkerProcess {
 
 /** The worker's main.ts in a child process (through tsx), as production runs it. */
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/worker/src/main.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', WORKER_PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  await until(
-    () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false),
-    `the worker on ${port} (output: ${out.slice(-2000)})`,
-    600,
-  );
-  return { proc, port, output: () => out, exited, kill: (signal) => proc.kill(signal) };
+  const service = await spawnService('apps/worker/src/main.ts', 'WORKER_PORT', env);
+  return { ...service, kill: (signal) => service.proc.kill(signal) };
 }
