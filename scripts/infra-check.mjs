@@ -166,9 +166,17 @@ function checkCompose() {
     const src = String(v).split(':')[0];
     if (src.startsWith('.') && !existsSync(path.resolve(INFRA, src))) problem(file, `proxy volume ${src} does not exist`);
   }
-  const nginx = path.join(INFRA, 'nginx', 'api.conf');
-  if (!/server\s+api:3000\b/.test(read(nginx))) problem(nginx, 'the upstream must point at the compose service api:3000');
-  if (!/location\s*=\s*\/metrics\s*\{\s*return\s+404;/.test(read(nginx))) problem(nginx, 'the public proxy must refuse /metrics (location = /metrics { return 404; })');
+  if ((s.mcp?.deploy?.replicas ?? 1) < 2) problem(file, 'mcp needs 2 replicas or more (a deploy restarts one at a time)');
+  for (const [app, port] of [['api', 3000], ['mcp', 3001]]) {
+    const nginx = path.join(INFRA, 'nginx', `${app}.conf`);
+    if (!existsSync(nginx)) {
+      problem(nginx, 'missing');
+      continue;
+    }
+    if (!new RegExp(`server\\s+${app}:${port}\\b`).test(read(nginx))) problem(nginx, `the upstream must point at the compose service ${app}:${port}`);
+    if (!/location\s*=\s*\/metrics\s*\{\s*return\s+404;/.test(read(nginx))) problem(nginx, 'the public proxy must refuse /metrics (location = /metrics { return 404; })');
+    if (s[app]?.ports?.length) problem(file, `${app} must be reached through the proxy, not a published port of its own`);
+  }
 }
 
 // ---- Kubernetes

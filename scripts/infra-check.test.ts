@@ -69,6 +69,9 @@ describe('infra-check', () => {
     ['compose-grace', 'infra/compose.yaml', (t: string) => t.replace('stop_grace_period: 75s', 'stop_grace_period: 1m'), /worker: grace period 60 s must exceed shutdown 60 s = 60 s \(stop_grace_period\)/],
     ['compose-default-grace', 'infra/compose.yaml', (t: string) => t.replace("      - '3000'\n    stop_grace_period: 30s\n", "      - '3000'\n"), /api: grace period 10 s must exceed SHUTDOWN_DRAIN_MS 5 s \+ shutdown 20 s = 25 s/],
     ['proxy-metrics', 'infra/nginx/api.conf', (t: string) => t.replace('location = /metrics', 'location = /other'), /must refuse \/metrics/],
+    ['one-mcp', 'infra/compose.yaml', (t: string) => t.replace('one at a time.\n    deploy:\n      replicas: 2', 'one at a time.\n    deploy:\n      replicas: 1'), /mcp needs 2 replicas/],
+    ['mcp-published', 'infra/compose.yaml', (t: string) => t.replace("    expose:\n      - '3001'", "    ports:\n      - '127.0.0.1:3001:3001'"), /mcp must be reached through the proxy/],
+    ['mcp-upstream', 'infra/nginx/mcp.conf', (t: string) => t.replace('server mcp:3001', 'server api:3000'), /upstream must point at the compose service mcp:3001/],
   ])('finds the problem in %s', async (name, file, edit, expected) => {
     const { problems } = await checkInfra(variant(name, file, edit));
     expect(problems.join('\n')).toMatch(expected);

@@ -29,13 +29,13 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * A fresh database (`tt_soak_test_*`), its own QUEUE_PREFIX on the shared Redis, and the topology on free ports:
  * 2 api behind the proxy, mcp, worker. `env` adds variables for every app process.
  */
-export async function startSoakTopology({ databaseUrl, redisUrl, env = {}, onLog }) {
+export async function startSoakTopology({ databaseUrl, redisUrl, env = {}, onLog, mcpReplicas = 1 }) {
   const db = await createDatabase(databaseUrl, `tt_soak_test_${randomBytes(4).toString('hex')}`);
   const queuePrefix = `tt-soak-${db.name}`;
   let topo;
   try {
     topo = await startTopology({
-      databaseUrl: db.url, redisUrl, apiReplicas: 2, ports: { proxy: 0, mcp: 0, worker: 0, api: 0 }, queuePrefix, onLog,
+      databaseUrl: db.url, redisUrl, apiReplicas: 2, mcpReplicas, ports: { proxy: 0, mcp: 0, worker: 0, api: 0 }, queuePrefix, onLog,
       env: {
         // The soak measures the processes, not the per-key budget (120/min by default).
         RATE_LIMIT_PER_MINUTE: '10000000',

@@ -9,6 +9,8 @@ export interface TopologyOptions {
   host?: string;
   /** api processes behind the proxy (default 2). */
   apiReplicas?: number;
+  /** mcp processes (default 1, named mcp); more are named mcp-1, mcp-2, ... and run behind a proxy on the mcp port. */
+  mcpReplicas?: number;
   /** Ports; 0 picks a free one. Defaults: proxy 3000, mcp 3001, worker 3002, api 3010 (then 3011, ...). */
   ports?: { proxy?: number; mcp?: number; worker?: number; api?: number };
   /** Operator token; generated when absent. */
@@ -32,10 +34,12 @@ export interface Topology {
   mcpUrl: string;
   workerUrl: string;
   adminToken: string;
-  /** Process names: api-1, api-2, …, mcp, worker. */
+  /** Process names: api-1, api-2, …, mcp (or mcp-1, mcp-2, …), worker. */
   names: string[];
   processes(): { name: string; url: string; pid: number | undefined; running: boolean }[];
   proxyStats(): ProxyStats;
+  /** The mcp proxy's stats; undefined with one mcp process. */
+  mcpProxyStats(): ProxyStats | undefined;
   /** The last lines a process printed. */
   logs(name: string): string[];
   /** Stops one process: SIGTERM is a graceful stop, SIGKILL a crash. */

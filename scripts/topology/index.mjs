@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The production topology without containers: a one-shot migration, N api replicas behind a round-robin
-// proxy, one mcp and one worker, each a separate `node apps/*/dist/*.js` process on PostgreSQL + Redis.
+// proxy, one mcp (or M behind a proxy of their own) and one worker, each a separate `node apps/*/dist/*.js` process on PostgreSQL + Redis.
 // Used as a library by the end-to-end tests and as a CLI (`npm run topology`).
 /* global AbortSignal */
 import { spawn } from 'node:child_process';
@@ -119,14 +119,15 @@ const portOr = async (value, fallback, host) => {
 /**
  * Starts the topology and resolves once every process answers 200 on /ready.
  *
- * Options: databaseUrl and redisUrl (required); host (127.0.0.1); apiReplicas (2);
+ * Options: databaseUrl and redisUrl (required); host (127.0.0.1); apiReplicas (2); mcpReplicas (1: one process
+ * named mcp on the mcp port; more: mcp-1, mcp-2, ... on free ports behind a second proxy on the mcp port);
  * ports {proxy 3000, mcp 3001, worker 3002, api 3010 (first replica; the next ones follow)}, where 0 picks
  * a free port; adminToken (generated when absent); env (extra variables for every app process, e.g.
  * RATE_LIMIT_PER_MINUTE, LOG_LEVEL); queuePrefix (QUEUE_PREFIX of every process; give tests their own);
  * onLog(name, line) for the processes' output; readyTimeoutMs (60000).
  */
 export async function startTopology(options) {
-  const o = { host: '127.0.0.1', apiReplicas: 2, readyTimeoutMs: 60_000, env: {}, ports: {}, ...options };
+  const o = { host: '127.0.0.1', apiReplicas: 2, mcpReplicas: 1, readyTimeoutMs: 60_000, env: {}, ports: {}, ...options };
   if (!o.databaseUrl) throw new Error('startTopology: databaseUrl is required (production mode runs on PostgreSQL)');
   if (!o.redisUrl) throw new Error('startTopology: redisUrl is required (production mode shares limits and jobs through Redis)');
   const adminToken = o.adminToken ?? randomBytes(24).toString('base64url');
@@ -135,10 +136,12 @@ export async function startTopology(options) {
     mcp: await portOr(o.ports.mcp, 3001, o.host),
     worker: await portOr(o.ports.worker, 3002, o.host),
     api: [],
+    mcpReplicas: [],
   };
   for (let i = 0; i < o.apiReplicas; i++) {
     ports.api.push(o.ports.api === 0 ? await freePort(o.host) : (o.ports.api ?? 3010) + i);
   }
+  if (o.mcpReplicas > 1) for (let i = 0; i < o.mcpReplicas; i++) ports.mcpReplicas.push(await freePort(o.host));
 
   const baseEnv = {
     ...process.env,
@@ -157,11 +160,16 @@ export async function startTopology(options) {
     // Behind the proxy: trust X-Forwarded-For from loopback only, so per-address limits see the real client.
     specs.set(`api-${i + 1}`, { entry: ENTRIES.api, url: `http://${o.host}:${port}`, env: { TRUST_PROXY: 'loopback', ...o.env, PORT: String(port) } });
   });
-  specs.set('mcp', { entry: ENTRIES.mcp, url: `http://${o.host}:${ports.mcp}`, env: { MCP_PORT: String(ports.mcp) } });
+  if (o.mcpReplicas > 1) {
+    ports.mcpReplicas.forEach((port, i) => {
+      specs.set(`mcp-${i + 1}`, { entry: ENTRIES.mcp, url: `http://${o.host}:${port}`, env: { TRUST_PROXY: 'loopback', MCP_PORT: String(port) } });
+    });
+  } else specs.set('mcp', { entry: ENTRIES.mcp, url: `http://${o.host}:${ports.mcp}`, env: { MCP_PORT: String(ports.mcp) } });
   specs.set('worker', { entry: ENTRIES.worker, url: `http://${o.host}:${ports.worker}`, env: { WORKER_PORT: String(ports.worker) } });
 
   const procs = new Map();
   let proxy;
+  let mcpProxy;
   const killAll = () => {
     for (const p of procs.values()) if (p.alive()) p.child.kill('SIGKILL');
   };
@@ -184,6 +192,7 @@ export async function startTopology(options) {
   const stop = async () => {
     process.removeListener('exit', killAll);
     await proxy?.close();
+    await mcpProxy?.close();
     // Servers first (they stop taking work), the worker last (it drains what they queued).
     await Promise.all([...procs.keys()].filter((n) => n !== 'worker').map((n) => stopProcess(n)));
     await stopProcess('worker');
@@ -194,7 +203,11 @@ export async function startTopology(options) {
     const { code, signal } = await migration.exited;
     if (code !== 0) throw new Error(`migrations failed (${code ?? signal}):\n${migration.tail.slice(-30).join('\n')}`);
     await Promise.all([...specs.keys()].map(startProcess));
-    proxy = await startProxy({ upstreams: ports.api.map((p) => `http://${o.host}:${p}`), port: ports.proxy, host: o.host });
+    // Like a Kubernetes Service over readiness probes: a replica whose /ready says 503 (draining) gets no new requests.
+    proxy = await startProxy({ upstreams: ports.api.map((p) => `http://${o.host}:${p}`), port: ports.proxy, host: o.host, readyPath: '/ready' });
+    if (o.mcpReplicas > 1) {
+      mcpProxy = await startProxy({ upstreams: ports.mcpReplicas.map((p) => `http://${o.host}:${p}`), port: ports.mcp, host: o.host, readyPath: '/ready' });
+    }
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;
@@ -206,14 +219,16 @@ export async function startTopology(options) {
     apiUrl: proxy.url,
     /** Base URLs of the api replicas, bypassing the proxy. */
     apiReplicaUrls: ports.api.map((p) => `http://${o.host}:${p}`),
-    /** The MCP endpoint. */
-    mcpUrl: `${specs.get('mcp').url}/mcp`,
+    /** The MCP endpoint (behind the mcp proxy when there are several mcp processes). */
+    mcpUrl: `${mcpProxy ? mcpProxy.url : specs.get('mcp').url}/mcp`,
     workerUrl: specs.get('worker').url,
     adminToken,
     names: appNames,
     processes: () => appNames.map((n) => ({ name: n, url: specs.get(n).url, pid: procs.get(n)?.child.pid, running: procs.get(n)?.alive() ?? false })),
-    /** Requests seen by the proxy, in total and per replica. */
+    /** Requests seen by the api proxy, in total and per replica. */
     proxyStats: () => proxy.stats(),
+    /** The same for the mcp proxy (undefined with one mcp process). */
+    mcpProxyStats: () => mcpProxy?.stats(),
     /** The last lines a process printed (pino JSON). */
     logs: (name) => [...(procs.get(name)?.tail ?? [])],
     /** Stops one process (SIGTERM = graceful; SIGKILL = a crash). */
@@ -234,6 +249,7 @@ async function main() {
   const { values } = parseArgs({
     options: {
       'api-replicas': { type: 'string', default: '2' },
+      'mcp-replicas': { type: 'string', default: '1' },
       port: { type: 'string', default: process.env.PORT ?? '3000' },
       'mcp-port': { type: 'string', default: process.env.MCP_PORT ?? '3001' },
       'worker-port': { type: 'string', default: process.env.WORKER_PORT ?? '3002' },
@@ -246,6 +262,7 @@ async function main() {
   if (values.help) {
     console.log(`usage: DATABASE_URL=postgres://... REDIS_URL=redis://... node scripts/topology/index.mjs [options]
   --api-replicas N  api processes behind the proxy (2)
+  --mcp-replicas N  mcp processes; more than one run behind a proxy of their own on the MCP port (1)
   --port P          proxy port, the REST entry point (3000)
   --mcp-port P      MCP port (3001)
   --worker-port P   worker health port (3002)
@@ -265,6 +282,7 @@ Ports of 0 pick free ones. ADMIN_TOKEN is generated when unset. Ctrl+C stops eve
     redisUrl: REDIS_URL,
     host: values.host,
     apiReplicas: Number(values['api-replicas']),
+    mcpReplicas: Number(values['mcp-replicas']),
     adminToken: process.env.ADMIN_TOKEN || undefined,
     ports: { proxy: Number(values.port), mcp: Number(values['mcp-port']), worker: Number(values['worker-port']), api: Number(values['api-port']) },
     onLog: values.quiet ? undefined : (name, line) => process.stdout.write(`[${name}] ${line}\n`),

@@ -41,28 +41,56 @@ function forwardHeaders(req) {
   return headers;
 }
 
+/** GETs `url` with a short timeout: whether it answered 200. */
+function probe(url, timeoutMs) {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: timeoutMs, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(false));
+  });
+}
+
 /**
  * Starts a round-robin proxy on `port` (0 = any free port) over `upstreams` (base URLs like
  * http://127.0.0.1:3010). Request bodies are buffered, so a request whose upstream refuses the
- * connection (a replica restarting) is retried on the next one. Returns {url, port, stats(), close()}.
+ * connection (a replica restarting) is retried on the next one. With `readyPath` (e.g. /ready) each upstream is
+ * probed every `readyIntervalMs` and one that does not answer 200 (a replica draining before a deploy stops it)
+ * gets no new requests, like a Kubernetes Service over readiness probes. Returns {url, port, stats(), close()}.
  */
-export async function startProxy({ upstreams, port = 0, host = '127.0.0.1' }) {
+export async function startProxy({ upstreams, port = 0, host = '127.0.0.1', readyPath, readyIntervalMs = 250 }) {
   if (!upstreams?.length) throw new Error('startProxy: at least one upstream is needed');
-  const targets = upstreams.map((u) => ({ url: new URL(u), downUntil: 0, requests: 0 }));
+  const targets = upstreams.map((u) => ({ url: new URL(u), downUntil: 0, ready: true, requests: 0 }));
   let next = 0;
   let total = 0;
+
+  let probing;
+  if (readyPath) {
+    const round = () => Promise.all(targets.map(async (t) => {
+      t.ready = await probe(new URL(readyPath, t.url), Math.max(readyIntervalMs * 2, 500));
+    }));
+    const loop = async () => {
+      await round();
+      if (probing) probing.timer = setTimeout(loop, readyIntervalMs);
+    };
+    probing = { timer: undefined };
+    await round();
+    probing.timer = setTimeout(loop, readyIntervalMs);
+  }
 
   const pick = (tried) => {
     const now = Date.now();
     for (let i = 0; i < targets.length; i++) {
       const t = targets[(next + i) % targets.length];
-      if (!tried.has(t) && t.downUntil <= now) {
+      if (!tried.has(t) && t.ready && t.downUntil <= now) {
         next = (targets.indexOf(t) + 1) % targets.length;
         return t;
       }
     }
-    // Every upstream looks down: try one not yet tried anyway rather than failing at once.
-    return targets.find((t) => !tried.has(t));
+    // Every upstream looks down or not ready: try one that is up, then any not yet tried, rather than failing at once.
+    return targets.find((t) => !tried.has(t) && t.downUntil <= now) ?? targets.find((t) => !tried.has(t));
   };
 
   const attempt = (target, req, body, res, tried) => {
@@ -117,9 +145,13 @@ export async function startProxy({ upstreams, port = 0, host = '127.0.0.1' }) {
     url: `http://${host}:${actualPort}`,
     port: actualPort,
     /** Requests received, and requests answered by each upstream. */
-    stats: () => ({ total, upstreams: targets.map((t) => ({ url: t.url.origin, requests: t.requests })) }),
+    stats: () => ({ total, upstreams: targets.map((t) => ({ url: t.url.origin, requests: t.requests, ready: t.ready })) }),
     close: () =>
       new Promise((resolve) => {
+        if (probing) {
+          clearTimeout(probing.timer);
+          probing = undefined;
+        }
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -5,12 +5,18 @@ import { startProxy, type ProxyHandle } from './proxy.mjs';
 
 interface Upstream {
   url: string;
+  /** What GET /ready answers: 200 while true, 503 (draining) once false. */
+  ready: boolean;
   close(): Promise<void>;
 }
 
 /** A tiny upstream that answers with its name, the request's method, body and forwarding headers. */
 async function upstream(name: string): Promise<Upstream> {
   const server = http.createServer((req, res) => {
+    if (req.url === '/ready') {
+      res.writeHead(u.ready ? 200 : 503).end();
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -19,13 +25,15 @@ async function upstream(name: string): Promise<Upstream> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const u: Upstream = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ready: true,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     }),
   };
+  return u;
 }
 
 const open: { close(): Promise<void> }[] = [];
@@ -33,10 +41,10 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((o) => o.close()));
 });
 
-async function setup(n: number): Promise<{ proxy: ProxyHandle; ups: Upstream[] }> {
+async function setup(n: number, readyPath?: string): Promise<{ proxy: ProxyHandle; ups: Upstream[] }> {
   const ups = await Promise.all(Array.from({ length: n }, (_v, i) => upstream(`u${i + 1}`)));
   open.push(...ups);
-  const proxy = await startProxy({ upstreams: ups.map((u) => u.url) });
+  const proxy = await startProxy({ upstreams: ups.map((u) => u.url), readyPath, readyIntervalMs: 50 });
   open.push(proxy);
   return { proxy, ups };
 }
@@ -70,4 +78,35 @@ describe('topology proxy', () => {
     expect(res.status).toBe(502);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('bad_gateway');
   });
+
+  it('sends no new request to a replica whose /ready says 503 (draining), and takes it back once ready', async () => {
+    const { proxy, ups } = await setup(2, '/ready');
+    ups[1]!.ready = false;
+    await waitFor(() => proxy.stats().upstreams[1]!.ready === false);
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${proxy.url}/v1/tasks`);
+      expect(res.headers.get('x-upstream')).toBe('u1');
+    }
+    ups[1]!.ready = true;
+    await waitFor(() => proxy.stats().upstreams[1]!.ready === true);
+    const seen = new Set<string>();
+    for (let i = 0; i < 4; i++) seen.add((await fetch(`${proxy.url}/v1/tasks`)).headers.get('x-upstream')!);
+    expect([...seen].sort()).toEqual(['u1', 'u2']);
+  });
+
+  it('still forwards when every replica says not ready (rather than failing every request)', async () => {
+    const { proxy, ups } = await setup(1, '/ready');
+    ups[0]!.ready = false;
+    await waitFor(() => proxy.stats().upstreams[0]!.ready === false);
+    const res = await fetch(`${proxy.url}/v1/tasks`);
+    expect(res.status).toBe(201);
+  });
 });
+
+async function waitFor(cond: () => boolean, ms = 3_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
