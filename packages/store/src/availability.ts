@@ -50,11 +50,17 @@ export interface DatabaseWatch {
  * (with its length), never once per request. While down it probes with `select 1` every `probeMs`, so the recovery is
  * noticed (and logged) even when no request comes; requests themselves need nothing: the pool opens new connections as
  * soon as the server accepts them.
+ *
+ * A failure declares an outage only once a `select 1` of its own fails too. A single failure while the server serves
+ * is a leftover of the last outage, not a new one: a connection attempt started while the server was down that
+ * fails after it came back, or a pooled connection the old server closed without a word. Such a failure still costs
+ * its request a 503; it is not logged as an outage.
  */
 export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): DatabaseWatch {
   let downSince: number | undefined;
   let probe: NodeJS.Timeout | undefined;
   let probing = false;
+  let confirming = false;
   let stopped = false;
 
   const recovered = () => {
@@ -64,18 +70,26 @@ export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): Database
     clearInterval(probe);
     probe = undefined;
   };
+  const declare = (reason: string) => {
+    if (downSince !== undefined || stopped) return;
+    downSince = Date.now();
+    log.error({ reason }, 'database unavailable: requests answer 503 service_unavailable until it is back');
+    probe = setInterval(() => {
+      if (probing) return;
+      probing = true;
+      db.raw('select 1').then(recovered, () => undefined).finally(() => (probing = false));
+    }, probeMs);
+    probe.unref();
+  };
   const report = (err: unknown): boolean => {
     const reason = databaseUnavailable(err);
     if (!reason) return false;
-    if (downSince === undefined && !stopped) {
-      downSince = Date.now();
-      log.error({ reason }, 'database unavailable: requests answer 503 service_unavailable until it is back');
-      probe = setInterval(() => {
-        if (probing) return;
-        probing = true;
-        db.raw('select 1').then(recovered, () => undefined).finally(() => (probing = false));
-      }, probeMs);
-      probe.unref();
+    if (downSince === undefined && !stopped && !confirming) {
+      // The probe's own failure comes back here as a query error: `confirming` keeps it from starting another.
+      confirming = true;
+      db.raw('select 1')
+        .then(() => undefined, (probeErr: unknown) => declare(databaseUnavailable(probeErr) ?? reason))
+        .finally(() => (confirming = false));
     }
     return true;
   };
