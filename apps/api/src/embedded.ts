@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createLogger, createRuntime, onShutdown, SHUTDOWN_AFTER_DRAIN_MS, startOrExit, webhookSettings } from '@tt/http';
-import { startMcp } from '@tt/mcp';
+import { oauthSettings, startMcp } from '@tt/mcp';
 import { loadConfig } from './config.js';
 import { seedDemo } from './seed.js';
 import { startApi } from './server.js';
@@ -39,7 +39,7 @@ const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = awai
 
   const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
   // One /metrics for the whole process, on the api port.
-  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false, drainMs: config.SHUTDOWN_DRAIN_MS }, runtime);
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false, drainMs: config.SHUTDOWN_DRAIN_MS, oauth: oauthSettings(config) }, runtime);
   return { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp };
 });
 const exposed = config.HOST === '127.0.0.1' || config.HOST === 'localhost' || config.HOST === '::1' ? '' : `  (listening on ${config.HOST}: reachable from the network)`;
