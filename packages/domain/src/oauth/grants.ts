@@ -100,6 +100,8 @@ export async function refresh(clientId: string, p: { refreshToken: string; scope
     }
     const problem = refreshProblem({ expiresAt: taken.record.expiresAt, grantClientId: grant.clientId, grantRevokedAt: grant.revokedAt }, { clientId, now });
     if (problem) return { problem };
+    const key = await store.keys.get(grant.keyId);
+    if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) return { problem: 'the API key of this grant is no longer valid' };
     const extra = (p.scopes ?? []).filter((s) => !grant.scopes.includes(s));
     if (extra.length) return { scopeProblem: `the grant does not include ${extra.join(', ')}` };
     return { tokens: await issueTokens(grant, { ...deps, store }) };
