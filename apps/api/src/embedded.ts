@@ -49,7 +49,7 @@ const lines = [
   'Task tracker is running (embedded mode: PGlite under ' + dataDir + ', in-process queue)' + exposed,
   `  API reference:  ${api.url}/docs`,
   `  REST API:       ${api.url}/v1   (OpenAPI: ${api.url}/v1/openapi.json)`,
-  `  MCP endpoint:   ${mcp.url}/mcp`,
+  `  MCP endpoint:   ${mcp.url}/mcp   (Bearer key, or OAuth: add it as a connector and sign in with the demo key)`,
   `  Operator API:   ${api.url}/admin/v1`,
   `  Operator token: ${adminToken}`,
   `  Metrics:        ${api.url}/metrics   (api, mcp and jobs of this process)`,
