@@ -87,3 +87,24 @@ describe('OAuth tokens', () => {
     expect(await answer.text()).toMatch(/not allowed/);
   });
 });
+
+describe('OAuth registration limit', () => {
+  it('limits registrations per client address with the shared limiter', async () => {
+    const { createRateLimiter, createLogger } = await import('@tt/http');
+    const { createMcpApp } = await import('./index.js');
+    const app = createMcpApp({
+      runtime: { ...fx.runtime, limiter: createRateLimiter(2) }, logger: createLogger('silent', 'test'), trustProxy: false,
+      allowedHosts: ['127.0.0.1'], metrics: false,
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await register(url, { redirect_uris: [redirectUri] })).status);
+      expect(statuses).toEqual([201, 201, 429]);
+    } finally {
+      server.close();
+    }
+  });
+});
