@@ -7,6 +7,8 @@ import express, { type Express, type RequestHandler } from 'express';
 import { type ClientDirectory, type Deps, oauth, OAuthProblem } from '@tt/domain';
 import { openCors } from './metadata.js';
 
+const PRUNE_EVERY_MS = 10 * 60_000;
+
 /** Our protocol failures as the SDK's errors, which its handlers answer as RFC 6749 JSON (400). */
 function sdkError(e: unknown): unknown {
   if (!(e instanceof OAuthProblem)) return e;
@@ -59,7 +61,16 @@ function provider(clients: ClientDirectory, deps: Deps): OAuthServerProvider {
  */
 export function tokenRoutes(app: Express, clients: ClientDirectory, deps: Deps, limit: RequestHandler): void {
   const p = provider(clients, deps);
-  app.use('/oauth/token', openCors, limit, tokenHandler({ provider: p, rateLimit: false }));
+  // Housekeeping rides on the token endpoint, at most once per PRUNE_EVERY_MS per process, never in the way.
+  let nextPrune = 0;
+  const prune: RequestHandler = (req, _res, next) => {
+    if (deps.now() >= nextPrune) {
+      nextPrune = deps.now() + PRUNE_EVERY_MS;
+      oauth.prune(deps).catch((err: Error) => req.log?.warn({ err: err.message }, 'pruning OAuth codes and tokens failed'));
+    }
+    next();
+  };
+  app.use('/oauth/token', openCors, limit, prune, tokenHandler({ provider: p, rateLimit: false }));
   app.use('/oauth/revoke', openCors, limit, revocationHandler({ provider: p, rateLimit: false }));
   // Our own registration handler: the SDK's checks redirect URIs as plain URLs (javascript: passes as a URL, and a
   // refused one is invalid_client_metadata where RFC 7591 says invalid_redirect_uri), and it issues client secrets.

@@ -135,5 +135,15 @@ export async function revokeGrant(id: string, deps: Deps): Promise<void> {
   if (!(await deps.store.oauth.revokeGrant(id, deps.now()))) throw notFound('Grant');
 }
 
+/**
+ * Housekeeping: deletes what can no longer be used. A used or expired code is kept a day (presenting it again within
+ * that day still revokes the grant made with it), a token until it expires (a rotated refresh token stays until then,
+ * so its reuse is still caught), a revoked grant 30 days (then its tokens go with it).
+ */
+export function prune(deps: Deps): Promise<number> {
+  const now = deps.now();
+  return deps.store.oauth.prune({ codesBefore: now - OAUTH_LIFETIMES.keepUsedCodeMs, tokensBefore: now, grantsRevokedBefore: now - OAUTH_LIFETIMES.keepRevokedGrantMs });
+}
+
 /** The secret that signs consent forms, shared by every process through the store. */
 export const formSecret = (deps: Deps): Promise<string> => deps.store.oauth.secret('consent-form', randomBytes(32).toString('base64url'));

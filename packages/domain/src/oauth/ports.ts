@@ -79,6 +79,11 @@ export interface OAuthRepo {
   tokenByHash(tokenHash: string): Promise<OAuthTokenRecord | undefined>;
   /** The access token of a request with its grant, key, user and workspace: one query, never cached. */
   authenticate(tokenHash: string): Promise<OAuthTokenLookup | undefined>;
+  /**
+   * Deletes codes that expired before `codesBefore`, tokens that expired before `tokensBefore` and grants revoked
+   * before `grantsRevokedBefore` (with their tokens); returns the rows deleted.
+   */
+  prune(p: { codesBefore: number; tokensBefore: number; grantsRevokedBefore: number }): Promise<number>;
   /** A server secret by name, made (random) on first use and the same for every process afterwards. */
   secret(name: string, fresh: string): Promise<string>;
 }

@@ -12,6 +12,10 @@ export const OAUTH_LIFETIMES = {
   accessMs: 60 * MINUTE,
   /** A refresh token; each use replaces it with a new one of the same life. */
   refreshMs: 30 * DAY,
+  /** How long a used or expired code is kept, so presenting it again still revokes its grant. */
+  keepUsedCodeMs: DAY,
+  /** How long a revoked grant is kept (the operator's record), then deleted with its tokens. */
+  keepRevokedGrantMs: 30 * DAY,
   /** The consent form: submitted within ten minutes of being shown. */
   formMs: 10 * MINUTE,
   /** A client-id metadata document stays cached this long. */

@@ -46,6 +46,8 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['key_id']);
   });
   await knex.raw('CREATE INDEX oauth_grants_user ON oauth_grants (user_id, created_at DESC) WHERE revoked_at IS NULL');
+  // Housekeeping deletes revoked grants after a while (oauth.prune).
+  await knex.raw('CREATE INDEX oauth_grants_revoked ON oauth_grants (revoked_at) WHERE revoked_at IS NOT NULL');
   await knex.schema.createTable('oauth_tokens', (t) => {
     t.text('token_hash').primary();
     id(t, 'grant_id').notNullable().references('oauth_grants.id').onDelete('CASCADE');

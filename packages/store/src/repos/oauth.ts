@@ -91,6 +91,13 @@ export function oauthRepo(db: Knex): Repos['oauth'] {
         workspace: WORKSPACE.readAs(row, 'w_'), webhooks: row.w_webhooks === true,
       };
     },
+    async prune({ codesBefore, tokensBefore, grantsRevokedBefore }) {
+      // Counted by RETURNING: PGlite does not report the affected row count the way pg does.
+      const codes = await db('oauth_codes').where('expires_at', '<', codesBefore).delete().returning('code_hash');
+      const tokens = await db('oauth_tokens').where('expires_at', '<', tokensBefore).delete().returning('token_hash');
+      const grants = await db('oauth_grants').where('revoked_at', '<', grantsRevokedBefore).delete().returning('id');
+      return codes.length + tokens.length + grants.length;
+    },
     async secret(name, fresh) {
       await db('oauth_secrets').insert({ name, value: fresh }).onConflict('name').ignore();
       const row = await db('oauth_secrets').where({ name }).first();
