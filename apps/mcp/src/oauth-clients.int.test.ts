@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
 import { CHROMIUM_ARGS, ensureChromium } from '../../../scripts/browser/ensure-chromium.mjs';
 import {
   consent, type DocumentServer, type EmbeddedService, MemoryOAuthProvider, type RedirectReceiver, selfSignedCert,
@@ -23,6 +24,7 @@ import {
  * loopback address with a self-signed certificate the service trusts through NODE_EXTRA_CA_CERTS), and sends the
  * user to the consent page, which headless Chromium fills in with an API key. Then the negatives: deny, a wrong
  * key, a reused refresh token, the access token on the REST API, a revoked key, and markup in a client's name.
+ * On PGlite by default; with TEST_DATABASE_URL the service gets a PostgreSQL database cloned for this file.
  */
 
 const browserInfo = ensureChromium({ log: (line) => console.log(line) });
@@ -47,6 +49,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
   let as: AsMetadata;
   let resource: string;
   let certFile: string;
+  let databaseUrl: string | undefined;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tt-oauth-clients-'));
@@ -54,8 +57,13 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     certFile = tls.certFile;
     docs = await startDocumentServer(tls);
     receiver = await startRedirectReceiver();
+    // With TEST_DATABASE_URL the service runs on a PostgreSQL database of its own (the OAuth tables included).
+    databaseUrl = await createTestDatabaseUrl();
     [svc, browser] = await Promise.all([
-      startEmbedded({ DATA_DIR: join(dir, 'data'), OAUTH_ALLOW_PRIVATE_CLIENT_IDS: 'true', NODE_EXTRA_CA_CERTS: tls.certFile }),
+      startEmbedded({
+        DATA_DIR: join(dir, 'data'), OAUTH_ALLOW_PRIVATE_CLIENT_IDS: 'true', NODE_EXTRA_CA_CERTS: tls.certFile,
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      }),
       chromium.launch({ executablePath: browserInfo.path, headless: true, args: CHROMIUM_ARGS }),
     ]);
   }, 180_000);
@@ -65,6 +73,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     await svc?.stop();
     await docs?.close();
     await receiver?.close();
+    await dropTestDatabase(databaseUrl);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
