@@ -9,7 +9,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 const DOMAIN_LAYERS = {
   shared: 0,
   keys: 1, versions: 1, idempotency: 1, webhooks: 1,
-  people: 2, projects: 2, notifications: 2,
+  people: 2, projects: 2, notifications: 2, oauth: 2,
   tasks: 3,
   comments: 4, time: 4, docs: 4, meetings: 4,
   automations: 5, context: 5,

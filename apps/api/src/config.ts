@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseConfig, portVariable, ServerConfigShape, WebhookConfigShape } from '@tt/http';
+import { OAuthConfigShape } from '@tt/mcp';
 
 export { trustProxy } from '@tt/http';
 
@@ -7,6 +8,8 @@ export { trustProxy } from '@tt/http';
 export const ConfigSchema = z.object({
   ...ServerConfigShape,
   ...WebhookConfigShape,
+  // Embedded mode runs the MCP gateway too: its sign-in settings are checked here at start.
+  ...OAuthConfigShape,
   PORT: portVariable(3000),
   ADMIN_TOKEN: z.string().min(16).optional(),
   PUBLIC_URL: z.string().optional(),

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createLogger, createRuntime, onShutdown, SHUTDOWN_AFTER_DRAIN_MS, startOrExit, webhookSettings } from '@tt/http';
-import { startMcp } from '@tt/mcp';
+import { oauthSettings, startMcp } from '@tt/mcp';
 import { loadConfig } from './config.js';
 import { seedDemo } from './seed.js';
 import { startApi } from './server.js';
@@ -39,7 +39,7 @@ const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = awai
 
   const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
   // One /metrics for the whole process, on the api port.
-  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false, drainMs: config.SHUTDOWN_DRAIN_MS }, runtime);
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false, drainMs: config.SHUTDOWN_DRAIN_MS, oauth: oauthSettings(config) }, runtime);
   return { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp };
 });
 const exposed = config.HOST === '127.0.0.1' || config.HOST === 'localhost' || config.HOST === '::1' ? '' : `  (listening on ${config.HOST}: reachable from the network)`;
@@ -49,7 +49,7 @@ const lines = [
   'Task tracker is running (embedded mode: PGlite under ' + dataDir + ', in-process queue)' + exposed,
   `  API reference:  ${api.url}/docs`,
   `  REST API:       ${api.url}/v1   (OpenAPI: ${api.url}/v1/openapi.json)`,
-  `  MCP endpoint:   ${mcp.url}/mcp`,
+  `  MCP endpoint:   ${mcp.url}/mcp   (Bearer key, or OAuth: add it as a connector and sign in with the demo key)`,
   `  Operator API:   ${api.url}/admin/v1`,
   `  Operator token: ${adminToken}`,
   `  Metrics:        ${api.url}/metrics   (api, mcp and jobs of this process)`,

@@ -2,10 +2,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
-import { authenticateKey, errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
+import { errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
 import { envelopeGuard } from './envelope-guard.js';
 import { hostGuard, sendRpcError } from './host-guard.js';
-import { buildMcpServer } from './server.js';
+import { authenticateMcp, oauthRoutes, type OAuthSettings, scopeStepUp } from './oauth/index.js';
+import { buildMcpServer, toolScopes } from './server.js';
 import { parseSession } from './session.js';
 
 export interface McpAppOptions {
@@ -16,11 +17,14 @@ export interface McpAppOptions {
   allowedHosts: readonly string[];
   /** GET /metrics (with an optional bearer token); false where another server of the process serves it (embedded). */
   metrics?: { token?: string | undefined } | false;
+  /** The sign-in's settings (MCP_PUBLIC_URL, OAUTH_ALLOW_PRIVATE_CLIENT_IDS); default: derived from each request, public client documents only. */
+  oauth?: OAuthSettings;
 }
 
 /** The MCP gateway as an Express app, with no listening socket. */
 export function createMcpApp(o: McpAppOptions): Express {
   const { deps, limiter } = o.runtime;
+  const oauthSettings = o.oauth ?? { allowPrivateClientIds: false };
   const app = express();
   app.disable('x-powered-by');
   // No hash of every body as an ETag: the versioned objects of the REST API set their own.
@@ -49,8 +53,9 @@ export function createMcpApp(o: McpAppOptions): Express {
     paths,
     express.json({ limit: '1mb' }),
     envelopeGuard,
-    authenticateKey(deps, 'mcp'),
+    authenticateMcp(deps, oauthSettings),
     rateLimit(limiter, keyed),
+    scopeStepUp(toolScopes, oauthSettings),
     async (req: Request, res: Response) => {
       let session;
       try {
@@ -75,6 +80,7 @@ export function createMcpApp(o: McpAppOptions): Express {
     }
     next(err);
   });
+  oauthRoutes(app, { deps, limiter, settings: oauthSettings, allowedHosts: o.allowedHosts });
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

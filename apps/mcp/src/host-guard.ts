@@ -15,9 +15,10 @@ function hostnameOf(url: string): string | undefined {
 
 /**
  * DNS-rebinding protection: the Host header, and the Origin header when sent, must name an allowed host
- * (any port). A page on another site that rebinds its name to this address is refused with 403.
+ * (any port). A page on another site that rebinds its name to this address is refused with 403. `checkOrigin: false`
+ * checks the Host only (endpoints browsers call cross-origin on purpose).
  */
-export function hostGuard(allowed: readonly string[]): RequestHandler {
+export function hostGuard(allowed: readonly string[], opts: { checkOrigin?: boolean } = {}): RequestHandler {
   const ok = new Set(allowed.map((h) => h.toLowerCase()));
   return (req, res, next) => {
     const host = req.headers.host;
@@ -26,7 +27,7 @@ export function hostGuard(allowed: readonly string[]): RequestHandler {
       return sendRpcError(res, 403, `Host ${host ?? '(none)'} is not allowed; set MCP_ALLOWED_HOSTS to accept it`);
     }
     const origin = req.headers.origin;
-    if (origin !== undefined) {
+    if (origin !== undefined && opts.checkOrigin !== false) {
       const originName = hostnameOf(origin);
       if (!originName || !ok.has(originName)) {
         return sendRpcError(res, 403, `Origin ${origin} is not allowed; set MCP_ALLOWED_HOSTS to accept it`);

@@ -2,9 +2,11 @@ import type { Server } from 'node:http';
 import { createLogger, drainServer, listen, type Runtime } from '@tt/http';
 import { createMcpApp } from './app.js';
 import { allowedHosts, trustProxy } from './config.js';
+import { type OAuthSettings, oauthSettings } from './oauth/index.js';
 
 export { createMcpApp, type McpAppOptions } from './app.js';
 export { SERVER_INSTRUCTIONS } from './server.js';
+export { OAuthConfigShape, oauthSettings, type OAuthSettings } from './oauth/index.js';
 
 export interface McpOptions {
   port: number;
@@ -17,6 +19,8 @@ export interface McpOptions {
   metrics?: boolean;
   /** On stop: how long to keep serving while `/ready` answers 503 `draining` (SHUTDOWN_DRAIN_MS; default 0). */
   drainMs?: number | undefined;
+  /** The sign-in's settings; default: MCP_PUBLIC_URL and OAUTH_ALLOW_PRIVATE_CLIENT_IDS of the environment. */
+  oauth?: OAuthSettings;
 }
 
 export interface McpServerHandle {
@@ -34,6 +38,7 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
   const app = createMcpApp({
     runtime, logger, trustProxy: trustProxy(opts.trustProxy), allowedHosts: allowedHosts(process.env.MCP_ALLOWED_HOSTS),
     metrics: opts.metrics === false ? false : { token: opts.metricsToken },
+    oauth: opts.oauth ?? oauthSettings(process.env),
   });
   const server = await listen(app, opts.port, opts.host);
   const addr = server.address();

@@ -8,7 +8,8 @@ import { listProjects } from './tools/projects.js';
 import { getTask, searchTasks } from './tools/tasks.js';
 import { createTask, moveTask, updateTask } from './tools/tasks-write.js';
 import { logTime, timeReport } from './tools/time.js';
-import { registerTools, type ToolContext, type ToolDef } from './tool.js';
+import type { Scope } from '@tt/domain';
+import { registerTools, scopesOf, type ToolContext, type ToolDef } from './tool.js';
 import { CONVENTION } from './untrusted.js';
 
 export const SERVER_INSTRUCTIONS = [
@@ -32,6 +33,12 @@ export const TOOLS: ReadonlyArray<ToolDef> = [
   whoami, listProjects, listUsers, searchTasks, getTask, addComment, createTask, createTaskFromAgreement, updateTask, moveTask, logTime,
   timeReport, listDocs, getDoc, createDoc, updateDoc, listMeetings, getMeeting,
 ] as ReadonlyArray<ToolDef>;
+
+/** The scopes a tool needs, by name (undefined for a name that is no tool). */
+export const toolScopes = (name: string): readonly Scope[] | undefined => {
+  const tool = TOOLS.find((t) => t.name === name);
+  return tool && scopesOf(tool);
+};
 
 /** A fresh MCP server for one request, acting as the key's user. */
 export function buildMcpServer(ctx: ToolContext): McpServer {

@@ -69,7 +69,8 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown): z.outp
   return parsed.data;
 }
 
-const scopesOf = (tool: ToolDef<Input>): Scope[] => (tool.scope === undefined ? [] : Array.isArray(tool.scope) ? tool.scope : [tool.scope]);
+/** The rights a tool needs. */
+export const scopesOf = (tool: ToolDef<Input>): Scope[] => (tool.scope === undefined ? [] : Array.isArray(tool.scope) ? tool.scope : [tool.scope]);
 
 /** Why a tool cannot be used in this request, or null when it can. */
 export function refusal(tool: ToolDef<Input>, ctx: ToolContext): string | null {

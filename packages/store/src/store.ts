@@ -14,6 +14,7 @@ import { outboxRepo } from './repos/outbox.js';
 import { webhookRepo } from './repos/webhooks.js';
 import { versionRepo } from './repos/versions.js';
 import { idempotencyRepo } from './repos/idempotency.js';
+import { oauthRepo } from './repos/oauth.js';
 
 function repos(db: Knex): Repos {
   return {
@@ -38,6 +39,7 @@ function repos(db: Knex): Repos {
     versions: versionRepo(db),
     outbox: outboxRepo(db),
     webhooks: webhookRepo(db),
+    oauth: oauthRepo(db),
   };
 }
 

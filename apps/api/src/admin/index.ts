@@ -5,6 +5,7 @@ import { automationAdminRoutes } from '../routes/automations/automations.admin.r
 import { docAdminRoutes } from '../routes/docs/docs.admin.routes.js';
 import { keyAdminRoutes } from '../routes/keys/keys.admin.routes.js';
 import { meetingAdminRoutes } from '../routes/meetings/meetings.admin.routes.js';
+import { oauthAdminRoutes } from '../routes/oauth/oauth.admin.routes.js';
 import { notificationAdminRoutes } from '../routes/notifications/notifications.admin.routes.js';
 import { peopleAdminRoutes } from '../routes/people/people.admin.routes.js';
 import { projectAdminRoutes } from '../routes/projects/projects.admin.routes.js';
@@ -19,6 +20,7 @@ import { jobAdminRoutes } from './jobs.routes.js';
 export function operatorRoutes(r: Routes, deps: Deps, jobs: JobSystem | undefined): void {
   peopleAdminRoutes(r, deps);
   keyAdminRoutes(r, deps);
+  oauthAdminRoutes(r, deps);
   projectAdminRoutes(r, deps);
   taskAdminRoutes(r, deps);
   docAdminRoutes(r, deps);

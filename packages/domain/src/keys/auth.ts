@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Deps, DomainError, PLAN_LIMITS } from '../shared/index.js';
 import type { Actor } from './actor.js';
 import { ipAllowed } from './cidr.js';
+import type { KeyLookup } from './ports.js';
 
 export const TOKEN_PREFIX = 'tt_';
 
@@ -37,8 +38,19 @@ export async function authenticate(req: AuthRequest, deps: Deps): Promise<Actor>
   const token = bearerToken(req.authorization);
   if (token === undefined) throw new DomainError('unauthorized', 'Send the API key as Authorization: Bearer <key>');
   if (!token) throw new DomainError('invalid_key', 'The Authorization header is not a Bearer key');
+  if (token.startsWith('tto_') || token.startsWith('ttr_')) {
+    throw new DomainError('invalid_key', 'An OAuth token is valid only on the MCP endpoint; send an API key');
+  }
   // One round trip, never cached: a revoked key or a deleted user fails on the very next request in every process.
   const found = await deps.store.keys.authenticate(hashToken(token));
+  return checkKeyUse(found, req, deps);
+}
+
+/**
+ * The checks of a key found by its hash (revoked, user deleted, expired, address, plan, member keys), shared by API keys
+ * and the OAuth grants made from them: a grant can never do what its key cannot do at this moment.
+ */
+export function checkKeyUse(found: KeyLookup | undefined, req: Pick<AuthRequest, 'ip' | 'surface'>, deps: Pick<Deps, 'now'>): Actor {
   if (!found || found.key.revokedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');
   const { key, user, workspace, webhooks } = found;
   if (user.deletedAt !== null) throw new DomainError('invalid_key', 'The API key is not valid');

@@ -34,6 +34,14 @@ export interface KeyRecord {
   createdAt: number;
 }
 
+/** A key found by its token hash, with its user, workspace and whether the workspace has active webhooks. */
+export interface KeyLookup {
+  key: KeyRecord;
+  user: UserRecord;
+  workspace: WorkspaceRecord;
+  webhooks: boolean;
+}
+
 export interface KeyRepo {
   create(input: Omit<KeyRecord, 'id' | 'revokedAt' | 'createdAt'> & { tokenHash: string }): Promise<KeyRecord>;
   byHash(tokenHash: string): Promise<KeyRecord | undefined>;
@@ -41,7 +49,7 @@ export interface KeyRepo {
    * The key of a token hash with its user (and teams) and workspace, read together in one query; `webhooks` says
    * whether the workspace has an active webhook subscription, so a write of this request can skip looking for one.
    */
-  authenticate(tokenHash: string): Promise<{ key: KeyRecord; user: UserRecord; workspace: WorkspaceRecord; webhooks: boolean } | undefined>;
+  authenticate(tokenHash: string): Promise<KeyLookup | undefined>;
   get(id: string): Promise<KeyRecord | undefined>;
   update(id: string, patch: { expiresAt: number | null }): Promise<KeyRecord | undefined>;
   revoke(id: string, at: number): Promise<boolean>;

@@ -11,6 +11,7 @@ import * as labelCounts from './009-label-counts.js';
 import * as updatedCovering from './010-updated-covering.js';
 import * as activeLabels from './011-active-labels.js';
 import * as notifyCheck from './012-notify-check.js';
+import * as oauth from './013-oauth.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '010-updated-covering': updatedCovering,
   '011-active-labels': activeLabels,
   '012-notify-check': notifyCheck,
+  '013-oauth': oauth,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

@@ -5,7 +5,7 @@ import { compiled } from '../compiled.js';
 import { newId, numOrNull, orNull } from '../util.js';
 import { TEAM_IDS, USER, WORKSPACE } from './people.js';
 
-const KEY = columnMap<KeyRecord>('api_keys', {
+export const KEY = columnMap<KeyRecord>('api_keys', {
   id: 'id', workspaceId: 'workspace_id', userId: 'user_id', scopes: 'scopes', projectIds: { column: 'project_ids', read: orNull },
   expiresAt: { column: 'expires_at', read: numOrNull }, allowedIps: 'allowed_ips', revokedAt: { column: 'revoked_at', read: numOrNull },
   createdAt: { column: 'created_at', read: Number },

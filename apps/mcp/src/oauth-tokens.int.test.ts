@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys, oauth } from '@tt/domain';
+import type { McpServerHandle } from './index.js';
+import { form, register, rpc, seedWorkspace, signIn, token } from './oauth/test/flow.js';
+import { mcpFixture, type McpFixture } from './test/fixture.js';
+
+// PGlite is one connection: the tests of this file run one after another on one runtime.
+let fx: McpFixture;
+let mcp: McpServerHandle;
+let base: string;
+let seed: Awaited<ReturnType<typeof seedWorkspace>>;
+let clientId: string;
+const redirectUri = 'https://client.example/callback';
+const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+
+beforeAll(async () => {
+  fx = await mcpFixture();
+  seed = await seedWorkspace(fx.runtime.deps);
+  mcp = await fx.start();
+  base = mcp.url;
+  clientId = ((await (await register(base, { client_name: 'Tokens', redirect_uris: [redirectUri] })).json()) as { client_id: string }).client_id;
+}, 60_000);
+afterAll(() => fx?.close());
+
+const refresh = (refreshToken: string) => token(base, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
+describe('OAuth tokens', () => {
+  it('rotates the refresh token on every use; reusing an old one is invalid_grant and revokes the grant', async () => {
+    const first = await signIn(base, clientId, redirectUri, seed.full.token);
+    const r1 = await refresh(first.refresh_token);
+    expect(r1.status).toBe(200);
+    const second = (await r1.json()) as { access_token: string; refresh_token: string };
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect((await rpc(base, second.access_token, list)).status).toBe(200);
+    const reuse = await refresh(first.refresh_token);
+    expect(reuse.status).toBe(400);
+    expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
+    // The whole family is gone: the newest access and refresh tokens too.
+    expect((await rpc(base, second.access_token, list)).status).toBe(401);
+    expect(await (await refresh(second.refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('grants only the scopes the key has, and steps up with 403 insufficient_scope for a tool the grant lacks', async () => {
+    const t = await signIn(base, clientId, redirectUri, seed.readOnly.token, 'tasks:read tasks:write');
+    expect(t.scope).toBe('tasks:read');
+    const names = ((await (await rpc(base, t.access_token, list)).json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((x) => x.name);
+    expect(names).toContain('get_task');
+    expect(names).not.toContain('create_task');
+    const res = await rpc(base, t.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'x', project: 'WEB' } } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", scope="tasks:write", error_description="[^"]*", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/tasks:write/);
+    // An API key keeps the tool-result refusal.
+    const byKey = await rpc(base, seed.readOnly.token, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'x' } } });
+    expect(byKey.status).toBe(200);
+  });
+
+  it('revokes a grant through RFC 7009 (access or refresh token) at once', async () => {
+    const t = await signIn(base, clientId, redirectUri, seed.full.token);
+    const res = await fetch(`${base}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form({ token: t.refresh_token, client_id: clientId }) });
+    expect(res.status).toBe(200);
+    expect((await rpc(base, t.access_token, list)).status).toBe(401);
+  });
+
+  it('ends the tokens at once when the operator revokes the grant or the key', async () => {
+    const t = await signIn(base, clientId, redirectUri, seed.full.token);
+    const [grant] = await oauth.listGrants(seed.alice.id, fx.runtime.deps);
+    expect(grant).toMatchObject({ clientId, clientName: 'Tokens', keyId: seed.full.id });
+    await oauth.revokeGrant(grant!.id, fx.runtime.deps);
+    expect((await rpc(base, t.access_token, list)).status).toBe(401);
+
+    const key = await keys.issueKey(seed.alice.id, { scopes: ['tasks:read'], projectIds: null, expiresAt: null, allowedIps: [] }, fx.runtime.deps);
+    const u = await signIn(base, clientId, redirectUri, key.token);
+    expect((await rpc(base, u.access_token, list)).status).toBe(200);
+    await keys.revokeKey(key.id, fx.runtime.deps);
+    const after = await rpc(base, u.access_token, list);
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    expect(await (await refresh(u.refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('applies the key\'s address allowlist to its tokens', async () => {
+    const key = await keys.issueKey(seed.alice.id, { scopes: ['tasks:read'], projectIds: null, expiresAt: null, allowedIps: ['203.0.113.0/24'] }, fx.runtime.deps);
+    const { consent, pkce } = await import('./oauth/test/flow.js');
+    const answer = await consent(base, { clientId, redirectUri, challenge: pkce().challenge }, key.token);
+    expect(answer.status).toBe(403);
+    expect(await answer.text()).toMatch(/not allowed/);
+  });
+});
+
+describe('OAuth registration limit', () => {
+  it('limits registrations per client address with the shared limiter', async () => {
+    const { createRateLimiter, createLogger } = await import('@tt/http');
+    const { createMcpApp } = await import('./index.js');
+    const app = createMcpApp({
+      runtime: { ...fx.runtime, limiter: createRateLimiter(2) }, logger: createLogger('silent', 'test'), trustProxy: false,
+      allowedHosts: ['127.0.0.1'], metrics: false,
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await register(url, { redirect_uris: [redirectUri] })).status);
+      expect(statuses).toEqual([201, 201, 429]);
+    } finally {
+      server.close();
+    }
+  });
+});
