@@ -139,6 +139,8 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     const landing = landings[0]!;
     expect(landing.get('error')).toBeNull();
     expect(landing.get('state')).toBe(provider.authorizationUrls[0]!.searchParams.get('state'));
+    // RFC 9207: the redirect names the issuer.
+    expect(landing.get('iss')).toBe(svc.mcpUrl);
     const code = landing.get('code');
     expect(code).toBeTruthy();
 
@@ -186,6 +188,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
   });
 
   let dcr: Awaited<ReturnType<typeof signIn>>;
+  let cimd: Awaited<ReturnType<typeof signIn>>;
 
   it('dynamic registration: the SDK registers, the user approves in Chromium, and the agent reads a real task', async () => {
     dcr = await signIn({ clientName: 'OAuth test agent (registered)', apiKey: svc.demoKey });
@@ -220,7 +223,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
     });
-    const cimd = await signIn({ clientName: 'OAuth test agent (metadata document)', apiKey: svc.demoKey, clientMetadataUrl: clientId });
+    cimd = await signIn({ clientName: 'OAuth test agent (metadata document)', apiKey: svc.demoKey, clientMetadataUrl: clientId });
     expect(cimd.requests).not.toContain('POST /oauth/register');
     expect(cimd.provider.clientInformation()?.client_id).toBe(clientId);
     expect(cimd.provider.authorizationUrls[0]!.searchParams.get('client_id')).toBe(clientId);
@@ -229,7 +232,19 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     const task = await cimd.client.callTool({ name: 'get_task', arguments: { task: 'WEB-2' } });
     expect(task.isError).toBeFalsy();
     expect(text(task)).toContain('Fix broken sign-up link');
-    await cimd.client.close();
+  });
+
+  it('RFC 7009: the client revokes its access token, which ends the grant: MCP answers 401, the refresh is invalid_grant', async () => {
+    const tokens = cimd.provider.tokens()!;
+    const clientId = cimd.provider.clientInformation()!.client_id;
+    expect((await rawMcp(tokens.access_token)).status).toBe(200);
+    expect((await form(as.revocation_endpoint, { token: tokens.access_token, token_type_hint: 'access_token', client_id: clientId })).status).toBe(200);
+    expect((await rawMcp(tokens.access_token)).status).toBe(401);
+    const refreshed = await form(as.token_endpoint, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId });
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+    // An unknown token is answered 200 as well (RFC 7009 section 2.2).
+    expect((await form(as.revocation_endpoint, { token: 'tto_not-a-token', client_id: clientId })).status).toBe(200);
   });
 
   it('deny: the client lands on its redirect URI with error=access_denied and its state, and no code', async () => {
@@ -285,7 +300,18 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     }
   });
 
-  it('a refresh token works once: rotated on use, and its reuse is invalid_grant', async () => {
+  it('an access token is for MCP only: the REST API answers 401 invalid_key to it', async () => {
+    const token = dcr.provider.tokens()!.access_token;
+    // Alive at MCP, so the REST refusal is about where it is used.
+    expect((await rawMcp(token)).status).toBe(200);
+    expect((await callApi(svc.demoKey, 'GET', '/v1/me')).status).toBe(200);
+    const r = await callApi(token, 'GET', '/v1/me');
+    expect(r.status).toBe(401);
+    expect(r.body.error.code).toBe('invalid_key');
+    expect((await callApi(token, 'GET', '/v1/tasks/WEB-1')).status).toBe(401);
+  });
+
+  it('a refresh token works once: rotated on use; its reuse is invalid_grant and ends the grant', async () => {
     const tokens = dcr.provider.tokens()!;
     const clientId = dcr.provider.clientInformation()!.client_id;
     const refresh = (token: string) => form(as.token_endpoint, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId, resource });
@@ -300,14 +326,9 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     const reuse = await refresh(tokens.refresh_token!);
     expect(reuse.status).toBe(400);
     expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
-  });
-
-  it('an access token is for MCP only: the REST API answers 401 to it', async () => {
-    const token = dcr.provider.tokens()!.access_token;
-    expect((await callApi(svc.demoKey, 'GET', '/v1/me')).status).toBe(200);
-    const r = await callApi(token, 'GET', '/v1/me');
-    expect(r.status).toBe(401);
-    expect((await callApi(token, 'GET', '/v1/tasks/WEB-1')).status).toBe(401);
+    // docs/mcp.md: a reuse revokes the grant with all its tokens, the rotated ones too.
+    expect((await rawMcp(rotated.access_token)).status).toBe(401);
+    expect((await refresh(rotated.refresh_token)).status).toBe(400);
   });
 
   it('revoking the key stops its access token at once, and its refresh token too', async () => {
@@ -322,7 +343,9 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
 
     expect((await callApi(svc.adminToken, 'DELETE', `/admin/v1/keys/${key.id}`)).status).toBe(204);
     expect((await callApi(key.token, 'GET', '/v1/me')).status).toBe(401);
-    expect((await rawMcp(tokens.access_token)).status).toBe(401);
+    const ended = await rawMcp(tokens.access_token);
+    expect(ended.status).toBe(401);
+    expect(ended.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token".*resource_metadata="/);
     const refreshed = await form(as.token_endpoint, {
       grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: s.provider.clientInformation()!.client_id, resource,
     });
@@ -334,27 +357,17 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     await s.client.close().catch(() => undefined);
   });
 
-  it('a client name with markup is shown as text on the consent page: no script runs', async () => {
-    const name = '<img src=x onerror=alert(1)>';
-    const reg = await fetch(as.registration_endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: name, redirect_uris: [receiver.url], grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'], token_endpoint_auth_method: 'none',
-      }),
-    });
-    expect(reg.status).toBe(201);
-    const client = (await reg.json()) as { client_id: string; client_name: string };
-    expect(client.client_name).toBe(name);
+  const MARKUP = '<img src=x onerror=alert(1)>';
+  const MARKUP_STATE = '"><img src=x onerror=alert(2)><input name="api_key" value="';
 
+  /** Opens the consent page of a client in Chromium, checks that nothing in it runs, approves, returns the landing. */
+  async function consentWithMarkup(clientId: string) {
     const verifier = randomBytes(32).toString('base64url');
     const url = new URL(as.authorization_endpoint);
     url.search = new URLSearchParams({
-      response_type: 'code', client_id: client.client_id, redirect_uri: receiver.url, state: 'xss-check',
+      response_type: 'code', client_id: clientId, redirect_uri: receiver.url, state: MARKUP_STATE,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource,
     }).toString();
-
     const page = await browser.newPage();
     const dialogs: string[] = [];
     const errors: string[] = [];
@@ -368,15 +381,55 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
       expect(res?.status()).toBe(200);
       await new Promise((r) => setTimeout(r, 500));
       expect(dialogs).toEqual([]);
-      expect(await page.locator('img[src="x"]').count()).toBe(0);
-      expect(await page.locator('body').innerText()).toContain(name);
       expect(errors).toEqual([]);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('input[name="api_key"]').count()).toBe(1);
+      expect(await page.locator('h1').innerText()).toContain(MARKUP);
+      // The state went through the form's hidden field untouched.
+      await page.locator('input[name="api_key"]').fill(svc.demoKey);
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.locator('button[name="decision"][value="approve"]').click()]);
+      const landing = await receiver.next();
+      expect(landing.get('state')).toBe(MARKUP_STATE);
+      expect(landing.get('code')).toBeTruthy();
+      expect(dialogs).toEqual([]);
+      return { landing, verifier };
     } finally {
       await page.close();
     }
+  }
+
+  it('markup in a registered client name and in the state is shown as text on the consent page: nothing runs', async () => {
+    const reg = await fetch(as.registration_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: MARKUP, redirect_uris: [receiver.url], grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'], token_endpoint_auth_method: 'none',
+      }),
+    });
+    expect(reg.status).toBe(201);
+    const client = (await reg.json()) as { client_id: string; client_name: string };
+    expect(client.client_name).toBe(MARKUP);
+    await consentWithMarkup(client.client_id);
+  });
+
+  it('markup in the client name of a client-id metadata document is shown as text too', async () => {
+    const path = `/clients/${randomBytes(4).toString('hex')}.json`;
+    const clientId = docs.set(path, {
+      client_id: `${docs.origin}${path}`, client_name: MARKUP, redirect_uris: [receiver.url],
+      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none',
+    });
+    const { landing, verifier } = await consentWithMarkup(clientId);
+    // The code of this sign-in is good for tokens, with the verifier.
+    const tokens = await form(as.token_endpoint, {
+      grant_type: 'authorization_code', code: landing.get('code')!, code_verifier: verifier, client_id: clientId, redirect_uri: receiver.url, resource,
+    });
+    expect(tokens.status).toBe(200);
+    expect((await rawMcp(((await tokens.json()) as { access_token: string }).access_token)).status).toBe(200);
   });
 
   afterAll(async () => {
     await dcr?.client.close().catch(() => undefined);
+    await cimd?.client.close().catch(() => undefined);
   });
 });

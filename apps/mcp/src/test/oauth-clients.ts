@@ -206,7 +206,11 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
 export async function consent(browser: Browser, url: URL | string, o: { apiKey?: string; decision: 'approve' | 'deny' }): Promise<{ page: Page; postStatus: number }> {
   const page = await browser.newPage();
   const res = await page.goto(String(url), { waitUntil: 'load' });
-  if (!res || res.status() !== 200) throw new Error(`consent page answered ${res?.status()}: ${(await res?.text())?.slice(0, 500)}`);
+  if (!res || res.status() !== 200) {
+    const said = await page.locator('body').innerText().catch(() => '');
+    await page.close();
+    throw new Error(`the consent page answered ${res?.status()}: ${said.slice(0, 500)}`);
+  }
   if (o.apiKey !== undefined) await page.locator('input[name="api_key"]').fill(o.apiKey);
   const [post] = await Promise.all([
     page.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
