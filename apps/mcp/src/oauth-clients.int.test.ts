@@ -331,14 +331,22 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     expect((await refresh(rotated.refresh_token)).status).toBe(400);
   });
 
-  it('revoking the key stops its access token at once, and its refresh token too', async () => {
+  it('a key with fewer rights: the grant has only those; revoking the key stops its access and refresh tokens at once', async () => {
     const me = await callApi(svc.demoKey, 'GET', '/v1/me');
     const issued = await callApi(svc.adminToken, 'POST', `/admin/v1/users/${me.body.data.user.id}/keys`, { scopes: ['tasks:read'] });
     expect(issued.status).toBe(201);
     const key = issued.body.data as { id: string; token: string };
 
     const s = await signIn({ clientName: 'OAuth test agent (revoked key)', apiKey: key.token });
+    // The grant asked for every scope and got the key's one.
+    expect(s.provider.tokens()!.scope).toBe('tasks:read');
     expect(text(await s.client.callTool({ name: 'get_task', arguments: { task: 'WEB-3' } }))).toContain('Write the API guide');
+    // Never more than the key: a writing tool is refused and nothing is written. The gateway answers 403
+    // insufficient_scope; SDK 1.32.2 then refreshes the token (which keeps the grant's scopes), retries, and gives up
+    // with "Server returned 403 after trying upscoping": the person is not asked again.
+    const title = `Written through a read-only sign-in ${randomBytes(3).toString('hex')}`;
+    await expect(s.client.callTool({ name: 'create_task', arguments: { project: 'WEB', title } })).rejects.toThrow(/403/);
+    expect((await callApi(svc.demoKey, 'GET', `/v1/tasks?q=${encodeURIComponent(title)}`)).body.data).toEqual([]);
     const tokens = s.provider.tokens()!;
 
     expect((await callApi(svc.adminToken, 'DELETE', `/admin/v1/keys/${key.id}`)).status).toBe(204);
