@@ -365,6 +365,49 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     await s.client.close().catch(() => undefined);
   });
 
+  it('a client in a web page of another origin (as MCP Inspector does the sign-in in its page): discovery, registration and the code exchange pass CORS', async () => {
+    const page = await browser.newPage();
+    try {
+      // The page of the client app: the redirect receiver's origin, another port than the gateway's.
+      await page.goto(`${receiver.origin}/`, { waitUntil: 'load' });
+      const verifier = randomBytes(32).toString('base64url');
+      const started = await page.evaluate(async ({ mcp, redirectUri, challenge }) => {
+        const prm = await (await fetch(`${mcp}/.well-known/oauth-protected-resource/mcp`)).json();
+        const as = await (await fetch(new URL('/.well-known/oauth-authorization-server', prm.authorization_servers[0]))).json();
+        const reg = await fetch(as.registration_endpoint, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_name: 'Browser client', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+        });
+        const client = await reg.json();
+        const url = new URL(as.authorization_endpoint);
+        url.search = new URLSearchParams({
+          response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, state: 'browser', code_challenge: challenge,
+          code_challenge_method: 'S256', resource: prm.resource,
+        }).toString();
+        return { resource: prm.resource, tokenEndpoint: as.token_endpoint, registered: reg.status, clientId: client.client_id, authorize: url.href };
+      }, { mcp: svc.mcpUrl, redirectUri: receiver.url, challenge: createHash('sha256').update(verifier).digest('base64url') });
+      expect(started.registered).toBe(201);
+
+      const { page: consentTab } = await consent(browser, started.authorize, { apiKey: svc.demoKey, decision: 'approve' });
+      const landing = await receiver.next();
+      await consentTab.close();
+      expect(landing.get('state')).toBe('browser');
+
+      const exchanged = await page.evaluate(async ({ tokenEndpoint, code, verifier, clientId, redirectUri, resource }) => {
+        const r = await fetch(tokenEndpoint, {
+          method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri, resource }),
+        });
+        return { status: r.status, body: await r.json() };
+      }, { tokenEndpoint: started.tokenEndpoint, code: landing.get('code')!, verifier, clientId: started.clientId, redirectUri: receiver.url, resource: started.resource });
+      expect(exchanged.status).toBe(200);
+      // The MCP traffic itself goes from the client's server: the gateway's /mcp sends no CORS headers.
+      expect((await rawMcp(exchanged.body.access_token)).status).toBe(200);
+    } finally {
+      await page.close();
+    }
+  });
+
   const MARKUP = '<img src=x onerror=alert(1)>';
   const MARKUP_STATE = '"><img src=x onerror=alert(2)><input name="api_key" value="';
 

@@ -85,10 +85,15 @@ export async function startDocumentServer(tls: { cert: Buffer; key: Buffer }): P
   };
 }
 
-/** A loopback redirect URI that records every request made to it (the browser's landing after consent). */
+/**
+ * A loopback redirect URI that records every request made to it (the browser's landing after consent); its origin
+ * also serves a blank page at `/` for a client app in the browser.
+ */
 export interface RedirectReceiver {
   /** `http://127.0.0.1:<port>/callback` */
   url: string;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
   /** Every query string received, in order. */
   received: URLSearchParams[];
   /** The next request's query (one received before the call counts if not yet taken). */
@@ -102,6 +107,8 @@ export async function startRedirectReceiver(): Promise<RedirectReceiver> {
   const waiters: Array<() => void> = [];
   const server = createHttpServer((req: IncomingMessage, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // `/`: a blank page of this origin, for a client app that runs in the browser.
+    if (url.pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client app</title>');
     if (url.pathname !== '/callback') return void res.writeHead(404).end();
     received.push(url.searchParams);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>signed in</title><p>You can close this window.</p>');
@@ -110,6 +117,7 @@ export async function startRedirectReceiver(): Promise<RedirectReceiver> {
   const port = await listenLocal(server);
   return {
     url: `http://127.0.0.1:${port}/callback`,
+    origin: `http://127.0.0.1:${port}`,
     received,
     async next(timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
