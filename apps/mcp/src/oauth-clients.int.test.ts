@@ -77,7 +77,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const mcpEndpoint = () => new URL(`${svc.mcpUrl}/mcp`);
+  const mcpEndpoint = (path = '/mcp') => new URL(`${svc.mcpUrl}${path}`);
 
   /** A raw MCP initialize with a bearer token: the HTTP status (and the response for its headers). */
   const rawMcp = (token: string | undefined) =>
@@ -114,7 +114,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
    * The sign-in an MCP client app does: connect (401), auth with the provider (registration or a client-id metadata
    * document, then the consent page in Chromium), finishAuth with the code from the redirect URI, connect again.
    */
-  async function signIn(o: { clientName: string; apiKey: string; clientMetadataUrl?: string }) {
+  async function signIn(o: { clientName: string; apiKey: string; clientMetadataUrl?: string; path?: string }) {
     const requests: string[] = [];
     const fetchFn = (url: string | URL, init?: RequestInit) => {
       requests.push(`${init?.method ?? 'GET'} ${new URL(String(url)).pathname}`);
@@ -134,7 +134,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
       },
     });
     const first = new Client({ name: 'oauth-test-client', version: '1.0.0' });
-    await expect(first.connect(new StreamableHTTPClientTransport(mcpEndpoint(), { authProvider: provider, fetch: fetchFn }))).rejects.toThrow(UnauthorizedError);
+    await expect(first.connect(new StreamableHTTPClientTransport(mcpEndpoint(o.path), { authProvider: provider, fetch: fetchFn }))).rejects.toThrow(UnauthorizedError);
     expect(landings).toHaveLength(1);
     const landing = landings[0]!;
     expect(landing.get('error')).toBeNull();
@@ -144,7 +144,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     const code = landing.get('code');
     expect(code).toBeTruthy();
 
-    const transport = new StreamableHTTPClientTransport(mcpEndpoint(), { authProvider: provider, fetch: fetchFn });
+    const transport = new StreamableHTTPClientTransport(mcpEndpoint(o.path), { authProvider: provider, fetch: fetchFn });
     await transport.finishAuth(code!);
     const client = new Client({ name: 'oauth-test-client', version: '1.0.0' });
     await client.connect(transport);
@@ -406,6 +406,25 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     } finally {
       await page.close();
     }
+  });
+
+  it('a sign-in to the read-only endpoint: its tools only, and its token is refused on the full endpoint (RFC 8707 audience)', async () => {
+    const s = await signIn({ clientName: 'OAuth test agent (read-only endpoint)', apiKey: svc.demoKey, path: '/mcp/readonly' });
+    expect(s.provider.authorizationUrls[0]!.searchParams.get('resource')).toBe(`${svc.mcpUrl}/mcp/readonly`);
+    const tools = (await s.client.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('get_task');
+    expect(tools).not.toContain('create_task');
+    const token = s.provider.tokens()!.access_token;
+    const title = `Written with a read-only endpoint's token ${randomBytes(3).toString('hex')}`;
+    const res = await fetch(mcpEndpoint('/mcp'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { project: 'WEB', title } } }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    expect((await callApi(svc.demoKey, 'GET', `/v1/tasks?q=${encodeURIComponent(title)}`)).body.data).toEqual([]);
+    await s.client.close();
   });
 
   const MARKUP = '<img src=x onerror=alert(1)>';
