@@ -247,6 +247,38 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     expect((await form(as.revocation_endpoint, { token: 'tto_not-a-token', client_id: clientId })).status).toBe(200);
   });
 
+  it('a metadata document that does not name its own URL, or a redirect URI it does not list: an error page, no redirect', async () => {
+    const path = `/clients/${randomBytes(4).toString('hex')}.json`;
+    const clientId = docs.set(path, {
+      client_id: `${docs.origin}/clients/someone-else.json`, client_name: 'Impostor', redirect_uris: [receiver.url],
+      grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none',
+    });
+    const goodPath = `/clients/${randomBytes(4).toString('hex')}.json`;
+    const goodId = docs.set(goodPath, {
+      client_id: `${docs.origin}${goodPath}`, client_name: 'Honest', redirect_uris: [receiver.url],
+      grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none',
+    });
+    const before = receiver.received.length;
+    for (const [id, redirectUri] of [[clientId, receiver.url], [goodId, `${receiver.origin}/elsewhere`]] as const) {
+      const url = new URL(as.authorization_endpoint);
+      url.search = new URLSearchParams({
+        response_type: 'code', client_id: id, redirect_uri: redirectUri, state: 's', code_challenge_method: 'S256',
+        code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url'), resource,
+      }).toString();
+      const page = await browser.newPage();
+      try {
+        const res = await page.goto(url.toString(), { waitUntil: 'load' });
+        expect(res?.status(), id).toBe(400);
+        expect(new URL(page.url()).origin).toBe(svc.mcpUrl);
+        expect(await page.locator('input[name="api_key"]').count()).toBe(0);
+      } finally {
+        await page.close();
+      }
+    }
+    expect(receiver.received.length).toBe(before);
+    expect(docs.fetches(path)).toBeGreaterThanOrEqual(1);
+  });
+
   it('deny: the client lands on its redirect URI with error=access_denied and its state, and no code', async () => {
     const landings: URLSearchParams[] = [];
     const provider = new MemoryOAuthProvider({
