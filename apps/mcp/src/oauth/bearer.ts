@@ -15,6 +15,13 @@ declare global {
 
 const quoted = (v: string) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 const mcpPath = (req: Request) => (req.originalUrl.split('?')[0]!.endsWith('/readonly') ? '/mcp/readonly' : '/mcp');
+const resourcePath = (resource: string) => {
+  try {
+    return new URL(resource).pathname.replace(/\/+$/, '');
+  } catch {
+    return resource;
+  }
+};
 
 /** RFC 6750 §3 challenge pointing at the resource metadata (RFC 9728 §5.1), as MCP clients discover sign-in. */
 export function challenge(req: Request, s: OAuthSettings, fields: Record<string, string>): string {
@@ -32,6 +39,11 @@ export function authenticateMcp(deps: Deps, s: OAuthSettings): RequestHandler {
       const authorization = req.headers.authorization;
       if (oauth.isAccessToken(authorization)) {
         const { actor, grant } = await oauth.authenticateAccess({ authorization, ip: req.ip }, deps);
+        // RFC 8707 audience: a token is good only on the endpoint it was asked for (a sign-in to /mcp/readonly does
+        // not open /mcp). A grant asked without a resource is good on both.
+        if (grant.resource !== null && resourcePath(grant.resource) !== mcpPath(req)) {
+          throw new DomainError('invalid_key', `The access token is for ${grant.resource}, not this endpoint; sign in to ${mcpPath(req)}`);
+        }
         req.actor = actor;
         req.oauthGrant = grant;
       } else {
