@@ -377,11 +377,12 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     // The grant asked for every scope and got the key's one.
     expect(s.provider.tokens()!.scope).toBe('tasks:read');
     expect(text(await s.client.callTool({ name: 'get_task', arguments: { task: 'WEB-3' } }))).toContain('Write the API guide');
-    // Never more than the key: a writing tool is refused and nothing is written. The gateway answers 403
-    // insufficient_scope; SDK 1.32.2 then refreshes the token (which keeps the grant's scopes), retries, and gives up
-    // with "Server returned 403 after trying upscoping": the person is not asked again.
+    // Never more than the key: a writing tool is refused and nothing is written. The key itself lacks tasks:write, so
+    // signing in again cannot help: no 403 step-up, but the tool refusal an API key gets, naming the missing right.
     const title = `Written through a read-only sign-in ${randomBytes(3).toString('hex')}`;
-    await expect(s.client.callTool({ name: 'create_task', arguments: { project: 'WEB', title } })).rejects.toThrow(/403/);
+    const refused = await s.client.callTool({ name: 'create_task', arguments: { project: 'WEB', title } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^insufficient_scope: create_task needs the right tasks:write/);
     expect((await callApi(svc.demoKey, 'GET', `/v1/tasks?q=${encodeURIComponent(title)}`)).body.data).toEqual([]);
     const tokens = s.provider.tokens()!;
 

@@ -20,12 +20,16 @@ beforeAll(async () => {
 afterAll(() => fx?.close());
 
 describe('OAuth discovery', () => {
-  it('answers an unauthenticated MCP request 401 with the resource metadata URL and scopes', async () => {
-    for (const path of ['/mcp', '/mcp/readonly']) {
+  it('answers an unauthenticated MCP request 401 with the resource metadata URL and the scopes the endpoint can use', async () => {
+    const scopes = {
+      '/mcp': 'tasks:read tasks:write projects:write time:read time:write docs:read docs:write meetings:read',
+      '/mcp/readonly': 'tasks:read time:read docs:read meetings:read',
+    };
+    for (const [path, scope] of Object.entries(scopes)) {
       const res = await rpc(base, undefined, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, path);
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });
-      expect(res.headers.get('www-authenticate')).toBe(`Bearer scope="tasks:read tasks:write projects:write time:read time:write docs:read docs:write meetings:read", resource_metadata="${base}/.well-known/oauth-protected-resource${path}"`);
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer scope="${scope}", resource_metadata="${base}/.well-known/oauth-protected-resource${path}"`);
     }
     const bad = await rpc(base, 'tto_nope', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(bad.status).toBe(401);
@@ -37,7 +41,9 @@ describe('OAuth discovery', () => {
     expect(prm.headers.get('access-control-allow-origin')).toBe('*');
     expect(await prm.json()).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: expect.arrayContaining(['tasks:read']) });
     expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({ resource: `${base}/mcp` });
-    expect(await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp/readonly`)).json()).toMatchObject({ resource: `${base}/mcp/readonly` });
+    expect(await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp/readonly`)).json()).toEqual(expect.objectContaining({
+      resource: `${base}/mcp/readonly`, scopes_supported: ['tasks:read', 'time:read', 'docs:read', 'meetings:read'],
+    }));
     for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
       const res = await fetch(`${base}${path}`, { headers: { origin: 'https://claude.ai' } });
       expect(res.headers.get('access-control-allow-origin')).toBe('*');

@@ -40,19 +40,28 @@ describe('OAuth tokens', () => {
     expect(await (await refresh(second.refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('grants only the scopes the key has, and steps up with 403 insufficient_scope for a tool the grant lacks', async () => {
+  it('grants only the scopes the key has; a tool the key lacks gets the key\'s refusal, not a step-up', async () => {
     const t = await signIn(base, clientId, redirectUri, seed.readOnly.token, 'tasks:read tasks:write');
     expect(t.scope).toBe('tasks:read');
     const names = ((await (await rpc(base, t.access_token, list)).json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((x) => x.name);
     expect(names).toContain('get_task');
     expect(names).not.toContain('create_task');
+    // Signing in again with the same key cannot give tasks:write: the answer is the one an API key gets.
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'x', project: 'WEB' } } };
+    const res = await rpc(base, t.access_token, call);
+    const byKey = await rpc(base, seed.readOnly.token, call);
+    expect([res.status, byKey.status]).toEqual([200, 200]);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect(await res.text()).toBe(await byKey.text());
+  });
+
+  it('steps up with 403 insufficient_scope naming the scope when the key has it and the grant does not', async () => {
+    const t = await signIn(base, clientId, redirectUri, seed.full.token, 'tasks:read');
+    expect(t.scope).toBe('tasks:read');
     const res = await rpc(base, t.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'x', project: 'WEB' } } });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", scope="tasks:write", error_description="[^"]*", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/tasks:write/);
-    // An API key keeps the tool-result refusal.
-    const byKey = await rpc(base, seed.readOnly.token, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'x' } } });
-    expect(byKey.status).toBe(200);
   });
 
   it('revokes a grant through RFC 7009 (access or refresh token) at once', async () => {

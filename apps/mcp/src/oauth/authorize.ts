@@ -52,9 +52,11 @@ async function check(req: Request, res: Response, p: Params, clients: ClientDire
   if (resource && !MCP_PATHS.some((path) => oauth.sameResource(resource, `${base}${path}`))) {
     return fail('invalid_target', `resource must be this MCP endpoint, ${base}/mcp`);
   }
+  const readOnly = resource !== '' && oauth.sameResource(resource, `${base}/mcp/readonly`);
+  const scope = oauth.scopesAsked(str(p, 'scope'), readOnly).join(' ');
   return {
     client, redirectUri,
-    form: { clientId, redirectUri, codeChallenge: str(p, 'code_challenge'), scope: str(p, 'scope'), state, resource },
+    form: { clientId, redirectUri, codeChallenge: str(p, 'code_challenge'), scope, state, resource },
   };
 }
 

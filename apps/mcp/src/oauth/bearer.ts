@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { type Deps, DomainError, hasScope, keys, type OAuthGrantRecord, oauth, SCOPES, type Scope } from '@tt/domain';
+import { type Deps, DomainError, hasScope, keys, type OAuthGrantRecord, oauth, type Scope } from '@tt/domain';
 import { sendRpcError } from '../host-guard.js';
 import { resourceMetadataUrl, type OAuthSettings } from './settings.js';
 
@@ -7,8 +7,8 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** The OAuth grant when the request came with an access token rather than an API key. */
-      oauthGrant?: OAuthGrantRecord;
+      /** The OAuth grant when the request came with an access token rather than an API key, and its key's scopes. */
+      oauthGrant?: OAuthGrantRecord & { keyScopes: Scope[] };
     }
   }
 }
@@ -38,14 +38,14 @@ export function authenticateMcp(deps: Deps, s: OAuthSettings): RequestHandler {
     try {
       const authorization = req.headers.authorization;
       if (oauth.isAccessToken(authorization)) {
-        const { actor, grant } = await oauth.authenticateAccess({ authorization, ip: req.ip }, deps);
+        const { actor, grant, keyScopes } = await oauth.authenticateAccess({ authorization, ip: req.ip }, deps);
         // RFC 8707 audience: a token is good only on the endpoint it was asked for (a sign-in to /mcp/readonly does
         // not open /mcp). A grant asked without a resource is good on both.
         if (grant.resource !== null && resourcePath(grant.resource) !== mcpPath(req)) {
           throw new DomainError('invalid_key', `The access token is for ${grant.resource}, not this endpoint; sign in to ${mcpPath(req)}`);
         }
         req.actor = actor;
-        req.oauthGrant = grant;
+        req.oauthGrant = { ...grant, keyScopes };
       } else {
         req.actor = await keys.authenticate({ authorization, ip: req.ip, surface: 'mcp' }, deps);
       }
@@ -53,7 +53,7 @@ export function authenticateMcp(deps: Deps, s: OAuthSettings): RequestHandler {
     } catch (e) {
       if (e instanceof DomainError && e.status === 401) {
         const fields: Record<string, string> = e.code === 'unauthorized'
-          ? { scope: SCOPES.join(' ') }
+          ? { scope: oauth.endpointScopes(mcpPath(req) === '/mcp/readonly').join(' ') }
           : { error: 'invalid_token', error_description: e.message };
         res.setHeader('www-authenticate', challenge(req, s, fields));
       }
@@ -66,9 +66,10 @@ export function authenticateMcp(deps: Deps, s: OAuthSettings): RequestHandler {
 export type ToolScopes = (name: string) => readonly Scope[] | undefined;
 
 /**
- * Step-up (MCP authorization, scope challenge): a tools/call under an OAuth grant that lacks a scope the tool needs
- * is answered 403 with `error="insufficient_scope"` naming the scope, so the client can ask the person for more.
- * API keys keep the tool-result refusal (a key cannot be stepped up).
+ * Step-up (MCP authorization, scope challenge): a tools/call under an OAuth grant that lacks a scope the tool needs,
+ * while the grant's key has it, is answered 403 with `error="insufficient_scope"` naming the scope, so the client can
+ * ask the person for more. When the key itself lacks it, signing in again cannot help: the call gets the tool-result
+ * refusal an API key gets (naming the scope). API keys always get that refusal (a key cannot be stepped up).
  */
 export function scopeStepUp(scopesOf: ToolScopes, s: OAuthSettings): RequestHandler {
   return (req: Request, res: Response, next) => {
@@ -78,7 +79,7 @@ export function scopeStepUp(scopesOf: ToolScopes, s: OAuthSettings): RequestHand
       const msg = m as { method?: unknown; params?: { name?: unknown } } | null;
       if (msg?.method !== 'tools/call' || typeof msg.params?.name !== 'string') continue;
       const missing = (scopesOf(msg.params.name) ?? []).filter((scope) => !hasScope(req.actor!, scope));
-      if (!missing.length) continue;
+      if (!missing.length || !missing.every((scope) => req.oauthGrant!.keyScopes.includes(scope))) continue;
       const text = `insufficient_scope: ${msg.params.name} needs the scope ${missing.join(' and ')}, which this sign-in lacks; sign in again granting it`;
       res.setHeader('www-authenticate', challenge(req, s, { error: 'insufficient_scope', scope: missing.join(' '), error_description: text }));
       return sendRpcError(res, 403, text);

@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import { SCOPES } from '@tt/domain';
+import { oauth, SCOPES } from '@tt/domain';
 import { baseUrl, MCP_PATHS, type OAuthSettings } from './settings.js';
 
 /** Browser-based clients read these documents and call the token, registration and revocation endpoints cross-origin. */
@@ -37,7 +37,7 @@ export function protectedResourceMetadata(base: string, path: string): Record<st
   return {
     resource: `${base}${path}`,
     authorization_servers: [base],
-    scopes_supported: [...SCOPES],
+    scopes_supported: oauth.endpointScopes(path === '/mcp/readonly'),
     bearer_methods_supported: ['header'],
     resource_name: 'Task tracker MCP',
   };

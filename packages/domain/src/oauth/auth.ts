@@ -1,4 +1,4 @@
-import { type Actor, type AuthRequest, bearerToken, checkKeyUse, hashToken } from '../keys/index.js';
+import { type Actor, type AuthRequest, bearerToken, checkKeyUse, hashToken, type Scope } from '../keys/index.js';
 import { type Deps, DomainError } from '../shared/index.js';
 import type { OAuthGrantRecord } from './ports.js';
 import { OAUTH_PREFIX } from './rules.js';
@@ -11,7 +11,10 @@ export const isAccessToken = (authorization: string | undefined): boolean => (be
  * round trip, never cached, so a revoked grant, a revoked or expired key or a deleted user fails on the next request
  * in every process. The key's project restriction, address allowlist, plan and member-key switch apply as for the key.
  */
-export async function authenticateAccess(req: Omit<AuthRequest, 'surface'>, deps: Deps): Promise<{ actor: Actor; grant: OAuthGrantRecord }> {
+export async function authenticateAccess(
+  req: Omit<AuthRequest, 'surface'>,
+  deps: Deps,
+): Promise<{ actor: Actor; grant: OAuthGrantRecord; keyScopes: Scope[] }> {
   const token = bearerToken(req.authorization) ?? '';
   const found = token.startsWith(OAUTH_PREFIX.access) ? await deps.store.oauth.authenticate(hashToken(token)) : undefined;
   if (!found || found.token.kind !== 'access') throw new DomainError('invalid_key', 'The access token is not valid');
@@ -19,5 +22,5 @@ export async function authenticateAccess(req: Omit<AuthRequest, 'surface'>, deps
   if (found.token.expiresAt <= deps.now()) throw new DomainError('key_expired', 'The access token has expired; refresh it');
   const actor = checkKeyUse(found, { ip: req.ip, surface: 'mcp' }, deps);
   const scopes = found.grant.scopes.filter((s) => actor.key.scopes.includes(s));
-  return { actor: { ...actor, key: { ...actor.key, scopes } }, grant: found.grant };
+  return { actor: { ...actor, key: { ...actor.key, scopes } }, grant: found.grant, keyScopes: actor.key.scopes };
 }

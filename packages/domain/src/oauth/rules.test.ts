@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeProblem, formProblem, grantScopes, newOAuthSecret, parseScopes, pkceChallenge, pkceMatches, redirectUriProblem, refreshProblem, sameResource, signForm } from './rules.js';
+import { codeProblem, endpointScopes, formProblem, grantScopes, newOAuthSecret, parseScopes, pkceChallenge, pkceMatches, redirectUriProblem, refreshProblem, sameResource, scopesAsked, signForm } from './rules.js';
 
 const verifier = 'a'.repeat(43) + '-._~0123';
 
@@ -25,6 +25,15 @@ describe('scopes', () => {
     expect(grantScopes(['tasks:read', 'tasks:write'], ['tasks:read', 'docs:read'])).toEqual(['tasks:read']);
     expect(grantScopes([], ['tasks:read', 'docs:read'])).toEqual(['tasks:read', 'docs:read']);
     expect(grantScopes(['time:write'], ['tasks:read'])).toEqual([]);
+  });
+  it('asks the read-only endpoint only for read scopes (none of them asked: all of them)', () => {
+    expect(endpointScopes(true)).toEqual(['tasks:read', 'time:read', 'docs:read', 'meetings:read']);
+    expect(endpointScopes(false)).toHaveLength(8);
+    expect(scopesAsked('tasks:read tasks:write', true)).toEqual(['tasks:read']);
+    expect(scopesAsked('tasks:write docs:write', true)).toEqual(endpointScopes(true));
+    expect(scopesAsked('', true)).toEqual(endpointScopes(true));
+    expect(scopesAsked('tasks:write docs:write', false)).toEqual(['tasks:write', 'docs:write']);
+    expect(scopesAsked('', false)).toEqual([]);
   });
 });
 

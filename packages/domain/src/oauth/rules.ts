@@ -68,6 +68,21 @@ export function parseScopes(scope: string | undefined): Scope[] {
   return [...new Set(scope.split(/\s+/).filter((s) => known.has(s)))] as Scope[];
 }
 
+/** The scopes an MCP endpoint can use: the read-only endpoint (`/mcp/readonly`) only the read scopes. */
+export const endpointScopes = (readOnly: boolean): Scope[] => (readOnly ? SCOPES.filter((s) => s.endsWith(':read')) : [...SCOPES]);
+
+/**
+ * The scopes asked of an endpoint: on the read-only one only its read scopes (none of those asked: all of them), so
+ * its consent page never lists a right it cannot use.
+ */
+export function scopesAsked(scope: string | undefined, readOnly: boolean): Scope[] {
+  const asked = parseScopes(scope);
+  if (!readOnly) return asked;
+  const read = endpointScopes(true);
+  const kept = asked.filter((s) => read.includes(s));
+  return kept.length ? kept : read;
+}
+
 /**
  * The scopes of a grant: the requested ones the key has (asking for a right the key lacks drops it rather than
  * failing, so a client that asks for every scope still signs in with what the key allows); nothing asked = the key's.
