@@ -99,12 +99,12 @@ describe('OAuth tokens', () => {
   it('prunes what can no longer be used, and nothing that still can', async () => {
     const t = await signIn(base, clientId, redirectUri, seed.full.token);
     // Now: the live tokens stay (expired access tokens of earlier tests may go).
-    await oauth.prune(fx.runtime.deps);
+    await oauth.pruneGrants(fx.runtime.deps);
     expect((await rpc(base, t.access_token, list)).status).toBe(200);
     // Thirty-one days on, every token has expired and every revoked grant is past its keeping: all of it goes.
     const later = { ...fx.runtime.deps, now: () => Date.now() + 31 * 86_400_000 };
-    expect(await oauth.prune(later)).toBeGreaterThan(0);
-    expect(await oauth.prune(later)).toBe(0);
+    expect(await oauth.pruneGrants(later)).toBeGreaterThan(0);
+    expect(await oauth.pruneGrants(later)).toBe(0);
     expect((await rpc(base, t.access_token, list)).status).toBe(401);
     expect(await (await refresh(t.refresh_token)).json()).toMatchObject({ error: 'invalid_grant', error_description: 'unknown refresh token' });
   });

@@ -66,7 +66,7 @@ export function tokenRoutes(app: Express, clients: ClientDirectory, deps: Deps, 
   const prune: RequestHandler = (req, _res, next) => {
     if (deps.now() >= nextPrune) {
       nextPrune = deps.now() + PRUNE_EVERY_MS;
-      oauth.prune(deps).catch((err: Error) => req.log?.warn({ err: err.message }, 'pruning OAuth codes and tokens failed'));
+      oauth.pruneGrants(deps).catch((err: Error) => req.log?.warn({ err: err.message }, 'pruning OAuth codes and tokens failed'));
     }
     next();
   };

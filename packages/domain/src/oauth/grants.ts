@@ -140,7 +140,7 @@ export async function revokeGrant(id: string, deps: Deps): Promise<void> {
  * that day still revokes the grant made with it), a token until it expires (a rotated refresh token stays until then,
  * so its reuse is still caught), a revoked grant 30 days (then its tokens go with it).
  */
-export function prune(deps: Deps): Promise<number> {
+export function pruneGrants(deps: Deps): Promise<number> {
   const now = deps.now();
   return deps.store.oauth.prune({ codesBefore: now - OAUTH_LIFETIMES.keepUsedCodeMs, tokensBefore: now, grantsRevokedBefore: now - OAUTH_LIFETIMES.keepRevokedGrantMs });
 }

@@ -46,7 +46,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['key_id']);
   });
   await knex.raw('CREATE INDEX oauth_grants_user ON oauth_grants (user_id, created_at DESC) WHERE revoked_at IS NULL');
-  // Housekeeping deletes revoked grants after a while (oauth.prune).
+  // Housekeeping deletes revoked grants after a while (oauth.pruneGrants).
   await knex.raw('CREATE INDEX oauth_grants_revoked ON oauth_grants (revoked_at) WHERE revoked_at IS NOT NULL');
   await knex.schema.createTable('oauth_tokens', (t) => {
     t.text('token_hash').primary();
