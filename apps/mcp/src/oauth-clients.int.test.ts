@@ -52,6 +52,8 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
   let resource: string;
   let certFile: string;
   let databaseUrl: string | undefined;
+  /** The API keys typed into the consent page (none of them may reach the logs). */
+  const typedKeys: string[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tt-oauth-clients-'));
@@ -64,6 +66,8 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     [svc, browser] = await Promise.all([
       startEmbedded({
         DATA_DIR: join(dir, 'data'), OAUTH_ALLOW_PRIVATE_CLIENT_IDS: 'true', NODE_EXTRA_CA_CERTS: tls.certFile,
+        // Every log line the service writes, so the last test can look for the keys typed into the consent page.
+        LOG_LEVEL: 'debug',
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       }),
       chromium.launch({ executablePath: browserInfo.path, headless: true, args: CHROMIUM_ARGS }),
@@ -315,6 +319,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     await expect(client.connect(new StreamableHTTPClientTransport(mcpEndpoint(), { authProvider: provider }))).rejects.toThrow(UnauthorizedError);
     const before = receiver.received.length;
 
+    typedKeys.push('tt_this-is-not-a-key');
     const { page, postStatus } = await consent(browser, authorizationUrl!, { apiKey: 'tt_this-is-not-a-key', decision: 'approve' });
     try {
       expect(postStatus).toBeGreaterThanOrEqual(400);
@@ -372,6 +377,7 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     const issued = await callApi(svc.adminToken, 'POST', `/admin/v1/users/${me.body.data.user.id}/keys`, { scopes: ['tasks:read'] });
     expect(issued.status).toBe(201);
     const key = issued.body.data as { id: string; token: string };
+    typedKeys.push(key.token);
 
     const s = await signIn({ clientName: 'OAuth test agent (revoked key)', apiKey: key.token });
     // The grant asked for every scope and got the key's one.
@@ -533,6 +539,14 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     });
     expect(tokens.status).toBe(200);
     expect((await rawMcp(((await tokens.json()) as { access_token: string }).access_token)).status).toBe(200);
+  });
+
+  it('no API key typed into the consent page is in the service\'s logs, at the most verbose level', () => {
+    const out = svc.output();
+    // The logs are there (request lines of the consent form's POSTs), and no typed key in them.
+    expect(out).toMatch(/"method":"POST","url":"\/oauth\/authorize"/);
+    expect(typedKeys.length).toBeGreaterThanOrEqual(2);
+    for (const key of typedKeys) expect(out.includes(key), key.slice(0, 6)).toBe(false);
   });
 
   afterAll(async () => {
