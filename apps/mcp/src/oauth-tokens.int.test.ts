@@ -103,8 +103,11 @@ describe('OAuth tokens', () => {
     expect((await rpc(base, t.access_token, list)).status).toBe(200);
     // Thirty-one days on, every token has expired and every revoked grant is past its keeping: all of it goes.
     const later = { ...fx.runtime.deps, now: () => Date.now() + 31 * 86_400_000 };
+    expect(await oauth.listGrants(seed.alice.id, fx.runtime.deps)).not.toEqual([]);
     expect(await oauth.pruneGrants(later)).toBeGreaterThan(0);
     expect(await oauth.pruneGrants(later)).toBe(0);
+    // Grants that can no longer be used are gone from the operator's list too.
+    expect(await oauth.listGrants(seed.alice.id, fx.runtime.deps)).toEqual([]);
     expect((await rpc(base, t.access_token, list)).status).toBe(401);
     expect(await (await refresh(t.refresh_token)).json()).toMatchObject({ error: 'invalid_grant', error_description: 'unknown refresh token' });
   });

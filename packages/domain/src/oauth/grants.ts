@@ -138,7 +138,8 @@ export async function revokeGrant(id: string, deps: Deps): Promise<void> {
 /**
  * Housekeeping: deletes what can no longer be used. A used or expired code is kept a day (presenting it again within
  * that day still revokes the grant made with it), a token until it expires (a rotated refresh token stays until then,
- * so its reuse is still caught), a revoked grant 30 days (then its tokens go with it).
+ * so its reuse is still caught), a revoked grant 30 days (then its tokens go with it), and a grant whose tokens have
+ * all expired (its refresh token lapsed unused for 30 days).
  */
 export function pruneGrants(deps: Deps): Promise<number> {
   const now = deps.now();

@@ -80,8 +80,8 @@ export interface OAuthRepo {
   /** The access token of a request with its grant, key, user and workspace: one query, never cached. */
   authenticate(tokenHash: string): Promise<OAuthTokenLookup | undefined>;
   /**
-   * Deletes codes that expired before `codesBefore`, tokens that expired before `tokensBefore` and grants revoked
-   * before `grantsRevokedBefore` (with their tokens); returns the rows deleted.
+   * Deletes codes that expired before `codesBefore`, tokens that expired before `tokensBefore`, grants revoked
+   * before `grantsRevokedBefore` (with their tokens) and grants left without a token; returns the rows deleted.
    */
   prune(p: { codesBefore: number; tokensBefore: number; grantsRevokedBefore: number }): Promise<number>;
   /** A server secret by name, made (random) on first use and the same for every process afterwards. */

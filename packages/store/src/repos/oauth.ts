@@ -96,7 +96,14 @@ export function oauthRepo(db: Knex): Repos['oauth'] {
       const codes = await db('oauth_codes').where('expires_at', '<', codesBefore).delete().returning('code_hash');
       const tokens = await db('oauth_tokens').where('expires_at', '<', tokensBefore).delete().returning('token_hash');
       const grants = await db('oauth_grants').where('revoked_at', '<', grantsRevokedBefore).delete().returning('id');
-      return codes.length + tokens.length + grants.length;
+      // A grant whose every token has expired can no longer be used (a refresh token is what keeps it alive): gone, so
+      // the operator's list shows only grants that still work. Its tokens are written with it, in one transaction.
+      const dead = await db('oauth_grants')
+        .whereNull('revoked_at')
+        .whereNotExists(db('oauth_tokens').select(db.raw('1')).whereRaw('oauth_tokens.grant_id = oauth_grants.id'))
+        .delete()
+        .returning('id');
+      return codes.length + tokens.length + grants.length + dead.length;
     },
     async secret(name, fresh) {
       await db('oauth_secrets').insert({ name, value: fresh }).onConflict('name').ignore();
