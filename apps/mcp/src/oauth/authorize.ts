@@ -73,10 +73,13 @@ function render(res: Response, c: Checked, token: string, status = 200, error?: 
 }
 
 export function authorizeRoutes(app: Express, clients: ClientDirectory, deps: Deps, s: OAuthSettings): void {
+  // The form secret never changes once made: read from the store once per process, not on every page.
+  let madeSecret: string | undefined;
+  const formSecret = async () => (madeSecret ??= await oauth.formSecret(deps));
   app.get('/oauth/authorize', async (req, res, next) => {
     try {
       const c = await check(req, res, req.query as Params, clients, deps, s);
-      if (c) render(res, c, oauth.signForm(await oauth.formSecret(deps), c.form, deps.now()));
+      if (c) render(res, c, oauth.signForm(await formSecret(), c.form, deps.now()));
     } catch (e) {
       next(e);
     }
@@ -86,7 +89,7 @@ export function authorizeRoutes(app: Express, clients: ClientDirectory, deps: De
       const p = (req.body ?? {}) as Params;
       const c = await check(req, res, p, clients, deps, s);
       if (!c) return;
-      const secret = await oauth.formSecret(deps);
+      const secret = await formSecret();
       const problem = oauth.formProblem(secret, c.form, str(p, 'csrf_token'), deps.now());
       if (problem) return errorPage(res, 400, `The form was refused: ${problem}.`);
       const iss = baseUrl(req, s);

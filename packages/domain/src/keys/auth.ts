@@ -5,11 +5,13 @@ import { ipAllowed } from './cidr.js';
 import type { KeyLookup } from './ports.js';
 
 export const TOKEN_PREFIX = 'tt_';
+/** Prefixes of the secrets an MCP sign-in (OAuth) hands out: access and refresh tokens, authorization codes. */
+export const OAUTH_PREFIX = { access: 'tto_', refresh: 'ttr_', code: 'ttc_' } as const;
 
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** A fresh secret token; only its hash is stored. */
-export const newToken = (): string => TOKEN_PREFIX + randomBytes(32).toString('base64url');
+export const newToken = (prefix: string = TOKEN_PREFIX): string => prefix + randomBytes(32).toString('base64url');
 
 /** Constant-time comparison of two secrets. */
 export function sameSecret(a: string, b: string): boolean {
@@ -38,7 +40,7 @@ export async function authenticate(req: AuthRequest, deps: Deps): Promise<Actor>
   const token = bearerToken(req.authorization);
   if (token === undefined) throw new DomainError('unauthorized', 'Send the API key as Authorization: Bearer <key>');
   if (!token) throw new DomainError('invalid_key', 'The Authorization header is not a Bearer key');
-  if (token.startsWith('tto_') || token.startsWith('ttr_')) {
+  if (token.startsWith(OAUTH_PREFIX.access) || token.startsWith(OAUTH_PREFIX.refresh)) {
     throw new DomainError('invalid_key', 'An OAuth token is valid only on the MCP endpoint; send an API key');
   }
   // One round trip, never cached: a revoked key or a deleted user fails on the very next request in every process.

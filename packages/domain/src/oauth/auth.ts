@@ -1,7 +1,6 @@
-import { type Actor, type AuthRequest, bearerToken, checkKeyUse, hashToken, type Scope } from '../keys/index.js';
+import { type Actor, type AuthRequest, bearerToken, checkKeyUse, hashToken, OAUTH_PREFIX, type Scope } from '../keys/index.js';
 import { type Deps, DomainError } from '../shared/index.js';
 import type { OAuthGrantRecord } from './ports.js';
-import { OAUTH_PREFIX } from './rules.js';
 
 /** True when a bearer token is one of our OAuth access tokens (the MCP gateway then authenticates it here). */
 export const isAccessToken = (authorization: string | undefined): boolean => (bearerToken(authorization) ?? '').startsWith(OAUTH_PREFIX.access);

@@ -44,8 +44,10 @@ async function issueTokens(grant: Pick<OAuthGrantRecord, 'id' | 'scopes'>, deps:
   const access = newOAuthSecret('access');
   const refresh = newOAuthSecret('refresh');
   const now = deps.now();
-  await deps.store.oauth.addToken({ tokenHash: hashToken(access), grantId: grant.id, kind: 'access', expiresAt: now + OAUTH_LIFETIMES.accessMs, createdAt: now });
-  await deps.store.oauth.addToken({ tokenHash: hashToken(refresh), grantId: grant.id, kind: 'refresh', expiresAt: now + OAUTH_LIFETIMES.refreshMs, createdAt: now });
+  await deps.store.oauth.addTokens([
+    { tokenHash: hashToken(access), grantId: grant.id, kind: 'access', expiresAt: now + OAUTH_LIFETIMES.accessMs, createdAt: now },
+    { tokenHash: hashToken(refresh), grantId: grant.id, kind: 'refresh', expiresAt: now + OAUTH_LIFETIMES.refreshMs, createdAt: now },
+  ]);
   return { access_token: access, token_type: 'Bearer', expires_in: OAUTH_LIFETIMES.accessMs / 1000, refresh_token: refresh, scope: grant.scopes.join(' ') };
 }
 
@@ -146,5 +148,5 @@ export function pruneGrants(deps: Deps): Promise<number> {
   return deps.store.oauth.prune({ codesBefore: now - OAUTH_LIFETIMES.keepUsedCodeMs, tokensBefore: now, grantsRevokedBefore: now - OAUTH_LIFETIMES.keepRevokedGrantMs });
 }
 
-/** The secret that signs consent forms, shared by every process through the store. */
+/** The secret that signs consent forms, shared by every process through the store (made once; it never changes). */
 export const formSecret = (deps: Deps): Promise<string> => deps.store.oauth.secret('consent-form', randomBytes(32).toString('base64url'));

@@ -73,7 +73,8 @@ export interface OAuthRepo {
   /** A user's grants that are not revoked, newest first. */
   listGrants(userId: string): Promise<OAuthGrantRecord[]>;
   revokeGrant(id: string, at: number): Promise<boolean>;
-  addToken(t: Omit<OAuthTokenRecord, 'usedAt'>): Promise<void>;
+  /** Stores tokens (an access and a refresh token, issued together) in one statement. */
+  addTokens(tokens: Array<Omit<OAuthTokenRecord, 'usedAt'>>): Promise<void>;
   /** Marks the refresh token used and returns it; `reused` when it had been used already. */
   takeRefresh(tokenHash: string, at: number): Promise<Taken<OAuthTokenRecord> | undefined>;
   tokenByHash(tokenHash: string): Promise<OAuthTokenRecord | undefined>;

@@ -1,5 +1,5 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { SCOPES, type Scope, sameSecret } from '../keys/index.js';
+import { createHash, createHmac } from 'node:crypto';
+import { newToken, OAUTH_PREFIX, SCOPES, type Scope, sameSecret } from '../keys/index.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -22,11 +22,8 @@ export const OAUTH_LIFETIMES = {
   clientDocumentMs: 5 * MINUTE,
 } as const;
 
-/** Prefixes of the secrets the sign-in hands out: access tokens, refresh tokens and codes are told apart cheaply. */
-export const OAUTH_PREFIX = { access: 'tto_', refresh: 'ttr_', code: 'ttc_' } as const;
-
-/** A fresh opaque secret with its prefix; only its sha256 is stored (like API keys). */
-export const newOAuthSecret = (kind: keyof typeof OAUTH_PREFIX): string => OAUTH_PREFIX[kind] + randomBytes(32).toString('base64url');
+/** A fresh opaque secret with its prefix (keys' OAUTH_PREFIX); only its sha256 is stored (like API keys). */
+export const newOAuthSecret = (kind: keyof typeof OAUTH_PREFIX): string => newToken(OAUTH_PREFIX[kind]);
 
 /** A failure of the OAuth protocol, with its RFC error code; the app turns it into JSON, a redirect or a page. */
 export class OAuthProblem extends Error {
@@ -168,8 +165,9 @@ export interface SignedForm {
   resource: string;
 }
 
-const formText = (f: SignedForm, issuedAt: number) =>
-  JSON.stringify([issuedAt, f.clientId, f.redirectUri, f.codeChallenge, f.scope, f.state, f.resource]);
+/** The HMAC of the time a form was shown and the authorization parameters it carries. */
+const formMac = (secret: string, f: SignedForm, issuedAt: number) =>
+  createHmac('sha256', secret).update(JSON.stringify([issuedAt, f.clientId, f.redirectUri, f.codeChallenge, f.scope, f.state, f.resource])).digest('base64url');
 
 /**
  * The consent form's CSRF token: `<issued at>.<HMAC of the time and the authorization parameters>` under the server
@@ -177,7 +175,7 @@ const formText = (f: SignedForm, issuedAt: number) =>
  * `formMs`, is refused.
  */
 export function signForm(secret: string, form: SignedForm, now: number): string {
-  return `${now}.${createHmac('sha256', secret).update(formText(form, now)).digest('base64url')}`;
+  return `${now}.${formMac(secret, form, now)}`;
 }
 
 /** Why a submitted consent form is refused (a 400 page), or null when its token is ours, fresh and for these parameters. */
@@ -185,8 +183,7 @@ export function formProblem(secret: string, form: SignedForm, token: string | un
   const m = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token ?? '');
   if (!m) return 'the form has no valid security token; open the sign-in link again';
   const issuedAt = Number(m[1]);
-  const expected = createHmac('sha256', secret).update(formText(form, issuedAt)).digest('base64url');
-  if (!sameSecret(expected, m[2]!)) return 'the form\'s security token does not match; open the sign-in link again';
+  if (!sameSecret(formMac(secret, form, issuedAt), m[2]!)) return 'the form\'s security token does not match; open the sign-in link again';
   if (now - issuedAt > OAUTH_LIFETIMES.formMs || issuedAt > now + MINUTE) return 'the form has expired; open the sign-in link again';
   return null;
 }

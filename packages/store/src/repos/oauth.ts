@@ -76,8 +76,8 @@ export function oauthRepo(db: Knex): Repos['oauth'] {
     async revokeGrant(id, at) {
       return (await db('oauth_grants').where({ id }).whereNull('revoked_at').update({ revoked_at: at })) > 0;
     },
-    async addToken(t) {
-      await db('oauth_tokens').insert(TOKEN.write(t));
+    async addTokens(tokens) {
+      await db('oauth_tokens').insert(tokens.map((t) => TOKEN.write(t)));
     },
     takeRefresh: (tokenHash, at) => take(db, 'oauth_tokens', { token_hash: tokenHash, kind: 'refresh' }, at, TOKEN.read),
     async tokenByHash(tokenHash) {
