@@ -51,11 +51,15 @@ export interface DatabaseWatch {
  * noticed (and logged) even when no request comes; requests themselves need nothing: the pool opens new connections as
  * soon as the server accepts them.
  *
- * A failure declares an outage only once a `select 1` of its own fails too. A single failure while the server serves
- * is a leftover of the last outage, not a new one: a connection attempt started while the server was down that
- * fails after it came back, or a pooled connection the old server closed without a word. Such a failure still costs
- * its request a 503; it is not logged as an outage.
+ * A failure declares an outage only once `select 1` probes of its own fail too (up to CONFIRM_PROBES: each failure
+ * on a dead pooled connection discards it, so the next probe gets another). A failure while the server serves is a
+ * leftover of the last outage, not a new one: a connection attempt started while the server was down that fails
+ * after it came back, or pooled connections the old server closed without a word. Such a failure still costs its
+ * request a 503; it is not logged as an outage.
  */
+/** Probes that must all fail before a failure counts as an outage. */
+const CONFIRM_PROBES = 3;
+
 export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): DatabaseWatch {
   let downSince: number | undefined;
   let probe: NodeJS.Timeout | undefined;
@@ -87,9 +91,18 @@ export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): Database
     if (downSince === undefined && !stopped && !confirming) {
       // The probe's own failure comes back here as a query error: `confirming` keeps it from starting another.
       confirming = true;
-      db.raw('select 1')
-        .then(() => undefined, (probeErr: unknown) => declare(databaseUnavailable(probeErr) ?? reason))
-        .finally(() => (confirming = false));
+      void (async () => {
+        let last: unknown = err;
+        for (let i = 0; i < CONFIRM_PROBES; i++) {
+          try {
+            await db.raw('select 1');
+            return;
+          } catch (probeErr) {
+            last = probeErr;
+          }
+        }
+        declare(databaseUnavailable(last) ?? reason);
+      })().finally(() => (confirming = false));
     }
     return true;
   };
