@@ -38,77 +38,90 @@ interface WatchLog {
 }
 
 export interface DatabaseWatch {
-  /** True from the first failure that says the database is unavailable until a statement succeeds again. */
+  /** True from a confirmed outage until a probe of the watch's own reaches the database again. */
   readonly down: boolean;
   /** Feeds a failure seen elsewhere (a readiness check); true when it means the database is unavailable. */
   report(err: unknown): boolean;
   stop(): void;
 }
 
-/**
- * Watches a PostgreSQL pool for outages and logs each one twice: its first failure (with the reason) and the recovery
- * (with its length), never once per request. While down it probes with `select 1` every `probeMs`, so the recovery is
- * noticed (and logged) even when no request comes; requests themselves need nothing: the pool opens new connections as
- * soon as the server accepts them.
- *
- * A failure declares an outage only once `select 1` probes of its own fail too (up to CONFIRM_PROBES: each failure
- * on a dead pooled connection discards it, so the next probe gets another). A failure while the server serves is a
- * leftover of the last outage, not a new one: a connection attempt started while the server was down that fails
- * after it came back, or pooled connections the old server closed without a word. Such a failure still costs its
- * request a 503; it is not logged as an outage.
- */
-/** Probes that must all fail before a failure counts as an outage. */
-const CONFIRM_PROBES = 3;
+/** The parts of Knex's PostgreSQL client a probe uses: a connection made like the pool's, but outside it. */
+interface RawClient {
+  acquireRawConnection(): Promise<{ query(q: { text: string; query_timeout: number }): Promise<unknown> }>;
+  destroyRawConnection(conn: unknown): Promise<void>;
+}
 
+/**
+ * One `select 1` on a new connection of its own, made with the pool's settings (so its connect timeout) but outside
+ * the pool: the answer is the database's, whatever the pool holds (connections the last server closed, attempts
+ * started while it was down, every connection busy). Undefined when the database answered, else the failure.
+ */
+async function probeOnce(db: Knex, timeoutMs: number): Promise<unknown> {
+  const client = db.client as unknown as RawClient;
+  let conn: Awaited<ReturnType<RawClient['acquireRawConnection']>> | undefined;
+  try {
+    conn = await client.acquireRawConnection();
+    await conn.query({ text: 'select 1', query_timeout: timeoutMs });
+    return undefined;
+  } catch (err) {
+    return err ?? new Error('probe failed');
+  } finally {
+    if (conn) void client.destroyRawConnection(conn).catch(() => undefined);
+  }
+}
+
+/**
+ * Watches a PostgreSQL pool for outages and logs each one twice: when it starts (with the reason) and when it ends
+ * (with its length), never once per request.
+ *
+ * The state changes only on a probe of the watch's own (`probeOnce`, a new connection outside the pool), never on a
+ * request's outcome alone. A request's failure that says the database is unavailable starts a probe: the outage is
+ * declared when that probe fails too. Otherwise the failure was a leftover of the pool (a connection the last server
+ * closed without a word, a connection attempt started during the outage that failed after it) or the pool was
+ * merely busy; the request still gets its 503 but no outage is logged. While down the watch probes every `probeMs`,
+ * and at once when some statement succeeds, and the outage ends when a probe succeeds: a statement that an old
+ * server answers while it shuts down does not end it. Requests themselves need nothing: the pool opens new
+ * connections as soon as the server accepts them.
+ */
 export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): DatabaseWatch {
   let downSince: number | undefined;
-  let probe: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Timeout | undefined;
   let probing = false;
-  let confirming = false;
   let stopped = false;
+  const probeTimeoutMs = Math.max(1000, probeMs * 3);
 
-  const recovered = () => {
-    if (downSince === undefined) return;
-    log.info({ downMs: Date.now() - downSince }, 'database available again');
-    downSince = undefined;
-    clearInterval(probe);
-    probe = undefined;
-  };
-  const declare = (reason: string) => {
-    if (downSince !== undefined || stopped) return;
-    downSince = Date.now();
-    log.error({ reason }, 'database unavailable: requests answer 503 service_unavailable until it is back');
-    probe = setInterval(() => {
-      if (probing) return;
-      probing = true;
-      db.raw('select 1').then(recovered, () => undefined).finally(() => (probing = false));
-    }, probeMs);
-    probe.unref();
+  const probe = (reason?: string) => {
+    if (probing || stopped) return;
+    probing = true;
+    void probeOnce(db, probeTimeoutMs)
+      .then((failure) => {
+        if (stopped) return;
+        if (failure === undefined) {
+          if (downSince === undefined) return;
+          log.info({ downMs: Date.now() - downSince }, 'database available again');
+          downSince = undefined;
+          clearInterval(timer);
+          timer = undefined;
+        } else if (downSince === undefined) {
+          downSince = Date.now();
+          log.error({ reason: databaseUnavailable(failure) ?? reason ?? String(failure) }, 'database unavailable: requests answer 503 service_unavailable until it is back');
+          timer = setInterval(() => probe(), probeMs);
+          timer.unref();
+        }
+      })
+      .finally(() => (probing = false));
   };
   const report = (err: unknown): boolean => {
     const reason = databaseUnavailable(err);
     if (!reason) return false;
-    if (downSince === undefined && !stopped && !confirming) {
-      // The probe's own failure comes back here as a query error: `confirming` keeps it from starting another.
-      confirming = true;
-      void (async () => {
-        let last: unknown = err;
-        for (let i = 0; i < CONFIRM_PROBES; i++) {
-          try {
-            await db.raw('select 1');
-            return;
-          } catch (probeErr) {
-            last = probeErr;
-          }
-        }
-        declare(databaseUnavailable(last) ?? reason);
-      })().finally(() => (confirming = false));
-    }
+    if (downSince === undefined) probe(reason);
     return true;
   };
 
   const onQueryError = (err: unknown) => void report(err);
-  const onResponse = () => recovered();
+  const onResponse = () => {
+    if (downSince !== undefined) probe();
+  };
   db.on('query-error', onQueryError);
   db.on('query-response', onResponse);
   const pool = (db.client as { pool?: { on?(event: string, fn: (...args: unknown[]) => void): void; removeListener?(event: string, fn: (...args: unknown[]) => void): void } }).pool;
@@ -122,7 +135,7 @@ export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): Database
     report,
     stop() {
       stopped = true;
-      clearInterval(probe);
+      clearInterval(timer);
       db.removeListener('query-error', onQueryError);
       db.removeListener('query-response', onResponse);
       pool?.removeListener?.('createFail', onCreateFail);
