@@ -98,9 +98,12 @@ describe('OAuth tokens', () => {
 
   it('prunes what can no longer be used, and nothing that still can', async () => {
     const t = await signIn(base, clientId, redirectUri, seed.full.token);
-    // Now: the live tokens stay (expired access tokens of earlier tests may go).
+    // A registration nobody signs in with (anyone may register: abandoned ones must not pile up).
+    const unused = ((await (await register(base, { client_name: 'Abandoned', redirect_uris: [redirectUri] })).json()) as { client_id: string }).client_id;
+    // Now: the live tokens stay (expired access tokens of earlier tests may go), and the fresh registration.
     await oauth.pruneGrants(fx.runtime.deps);
     expect((await rpc(base, t.access_token, list)).status).toBe(200);
+    expect(await fx.runtime.deps.store.oauth.getClient(unused)).toBeDefined();
     // Thirty-one days on, every token has expired and every revoked grant is past its keeping: all of it goes.
     const later = { ...fx.runtime.deps, now: () => Date.now() + 31 * 86_400_000 };
     expect(await oauth.listGrants(seed.alice.id, fx.runtime.deps)).not.toEqual([]);
@@ -110,6 +113,12 @@ describe('OAuth tokens', () => {
     expect(await oauth.listGrants(seed.alice.id, fx.runtime.deps)).toEqual([]);
     expect((await rpc(base, t.access_token, list)).status).toBe(401);
     expect(await (await refresh(t.refresh_token)).json()).toMatchObject({ error: 'invalid_grant', error_description: 'unknown refresh token' });
+    // The unused registration is gone after a week; the client people signed in with stays, to sign in again.
+    expect(await fx.runtime.deps.store.oauth.getClient(unused)).toBeUndefined();
+    expect(await fx.runtime.deps.store.oauth.getClient(clientId)).toBeDefined();
+    const again = await fetch(`${base}/oauth/authorize?${form({ response_type: 'code', client_id: unused, redirect_uri: redirectUri, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`);
+    expect([again.status, await again.text()]).toEqual([400, expect.stringMatching(/Unknown client/)]);
+    expect((await signIn(base, clientId, redirectUri, seed.full.token)).access_token).toMatch(/^tto_/);
   });
 });
 

@@ -140,12 +140,18 @@ export async function revokeGrant(id: string, deps: Deps): Promise<void> {
 /**
  * Housekeeping: deletes what can no longer be used. A used or expired code is kept a day (presenting it again within
  * that day still revokes the grant made with it), a token until it expires (a rotated refresh token stays until then,
- * so its reuse is still caught), a revoked grant 30 days (then its tokens go with it), and a grant whose tokens have
- * all expired (its refresh token lapsed unused for 30 days).
+ * so its reuse is still caught), a revoked grant 30 days (then its tokens go with it), a grant whose tokens have
+ * all expired (its refresh token lapsed unused for 30 days), and a registered client that nobody signed in with
+ * within 7 days (an abandoned or unwanted registration; a client once used is kept).
  */
 export function pruneGrants(deps: Deps): Promise<number> {
   const now = deps.now();
-  return deps.store.oauth.prune({ codesBefore: now - OAUTH_LIFETIMES.keepUsedCodeMs, tokensBefore: now, grantsRevokedBefore: now - OAUTH_LIFETIMES.keepRevokedGrantMs });
+  return deps.store.oauth.prune({
+    codesBefore: now - OAUTH_LIFETIMES.keepUsedCodeMs,
+    tokensBefore: now,
+    grantsRevokedBefore: now - OAUTH_LIFETIMES.keepRevokedGrantMs,
+    clientsUnusedBefore: now - OAUTH_LIFETIMES.keepUnusedClientMs,
+  });
 }
 
 /** The secret that signs consent forms, shared by every process through the store (made once; it never changes). */

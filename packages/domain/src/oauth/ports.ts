@@ -82,9 +82,10 @@ export interface OAuthRepo {
   authenticate(tokenHash: string): Promise<OAuthTokenLookup | undefined>;
   /**
    * Deletes codes that expired before `codesBefore`, tokens that expired before `tokensBefore`, grants revoked
-   * before `grantsRevokedBefore` (with their tokens) and grants left without a token; returns the rows deleted.
+   * before `grantsRevokedBefore` (with their tokens), grants left without a token, and registered clients never used
+   * (no grant was ever made with them) registered before `clientsUnusedBefore`; returns the rows deleted.
    */
-  prune(p: { codesBefore: number; tokensBefore: number; grantsRevokedBefore: number }): Promise<number>;
+  prune(p: { codesBefore: number; tokensBefore: number; grantsRevokedBefore: number; clientsUnusedBefore: number }): Promise<number>;
   /** A server secret by name, made (random) on first use and the same for every process afterwards. */
   secret(name: string, fresh: string): Promise<string>;
 }

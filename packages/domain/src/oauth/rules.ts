@@ -16,6 +16,8 @@ export const OAUTH_LIFETIMES = {
   keepUsedCodeMs: DAY,
   /** How long a revoked grant is kept (the operator's record), then deleted with its tokens. */
   keepRevokedGrantMs: 30 * DAY,
+  /** How long a registered client nobody has signed in with is kept (anyone may register one). */
+  keepUnusedClientMs: 7 * DAY,
   /** The consent form: submitted within ten minutes of being shown. */
   formMs: 10 * MINUTE,
   /** A client-id metadata document stays cached this long. */

@@ -12,6 +12,7 @@ import * as updatedCovering from './010-updated-covering.js';
 import * as activeLabels from './011-active-labels.js';
 import * as notifyCheck from './012-notify-check.js';
 import * as oauth from './013-oauth.js';
+import * as oauthClientUse from './014-oauth-client-use.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '011-active-labels': activeLabels,
   '012-notify-check': notifyCheck,
   '013-oauth': oauth,
+  '014-oauth-client-use': oauthClientUse,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

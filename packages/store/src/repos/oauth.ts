@@ -64,6 +64,8 @@ export function oauthRepo(db: Knex): Repos['oauth'] {
     },
     async createGrant(g) {
       await db('oauth_grants').insert(GRANT.write(g));
+      // A registered client's first use keeps it from housekeeping (a client-id document's URL has no row).
+      await db('oauth_clients').where({ id: g.clientId }).whereNull('used_at').update({ used_at: g.createdAt });
     },
     async getGrant(id) {
       const row = await db('oauth_grants').where({ id }).first();
@@ -91,7 +93,7 @@ export function oauthRepo(db: Knex): Repos['oauth'] {
         workspace: WORKSPACE.readAs(row, 'w_'), webhooks: row.w_webhooks === true,
       };
     },
-    async prune({ codesBefore, tokensBefore, grantsRevokedBefore }) {
+    async prune({ codesBefore, tokensBefore, grantsRevokedBefore, clientsUnusedBefore }) {
       // Counted by RETURNING: PGlite does not report the affected row count the way pg does.
       const codes = await db('oauth_codes').where('expires_at', '<', codesBefore).delete().returning('code_hash');
       const tokens = await db('oauth_tokens').where('expires_at', '<', tokensBefore).delete().returning('token_hash');
@@ -103,7 +105,8 @@ export function oauthRepo(db: Knex): Repos['oauth'] {
         .whereNotExists(db('oauth_tokens').select(db.raw('1')).whereRaw('oauth_tokens.grant_id = oauth_grants.id'))
         .delete()
         .returning('id');
-      return codes.length + tokens.length + grants.length + dead.length;
+      const clients = await db('oauth_clients').whereNull('used_at').where('created_at', '<', clientsUnusedBefore).delete().returning('id');
+      return codes.length + tokens.length + grants.length + dead.length + clients.length;
     },
     async secret(name, fresh) {
       await db('oauth_secrets').insert({ name, value: fresh }).onConflict('name').ignore();
