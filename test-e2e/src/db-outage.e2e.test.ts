@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OperatorClient } from '@tt/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTopology, type Topology } from '../../scripts/topology/index.mjs';
+import { webhookReceiver } from './webhook-receiver.js';
 
 /*
  * A PostgreSQL outage under a steady write load: the built api x2, mcp and worker on a private PostgreSQL (the
@@ -52,37 +51,6 @@ class PrivatePostgres {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** A webhook receiver on 127.0.0.1: the delivery ids received for each task id of a task.created event. */
-async function webhookReceiver() {
-  const byTask = new Map<string, Set<string>>();
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requests++;
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { task?: { id: string } } };
-      const taskId = body.data.task?.id;
-      if (body.type === 'task.created' && taskId) {
-        const ids = byTask.get(taskId) ?? new Set<string>();
-        ids.add(String(req.headers['x-tracker-delivery']));
-        byTask.set(taskId, ids);
-      }
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    byTask,
-    requests: () => requests,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  };
 }
 
 interface Outcome {
@@ -212,8 +180,7 @@ describe.skipIf(!PG || !REDIS || !existsSync(join(BIN, 'initdb')))('a PostgreSQL
     }
     const missing = tasks.filter((t) => !perTask.has(t.id));
     const doubled = [...perTask.values()].filter((c) => c > 1).length;
-    const webhooksMissing = tasks.filter((t) => !receiver.byTask.has(t.id)).length;
-    const webhooksDoubled = [...receiver.byTask.values()].filter((ids) => ids.size > 1).length;
+    const [webhooksMissing, webhooksDoubled] = receiver.missingAndDoubled(tasks.map((t) => t.id));
 
     const logged = (name: string, text: string) => lines.filter((l) => l.name === name && l.line.includes(text)).length;
     const outageLogs = Object.fromEntries(topo.names.map((name) => [name, { down: logged(name, 'database unavailable'), up: logged(name, 'database available again') }]));

@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, freePort, startTopology, type Topology } from '../../scripts/topology/index.mjs';
 import { PrivateRedis } from '../../apps/worker/src/test/processes.js';
+import { webhookReceiver } from './webhook-receiver.js';
 
 /*
  * Redis killed (SIGKILL, as a crash) under load, then started again on its append-only file (production Redis keeps
@@ -18,30 +17,6 @@ import { PrivateRedis } from '../../apps/worker/src/test/processes.js';
 const PG = process.env.TEST_DATABASE_URL;
 const REDIS = process.env.TEST_REDIS_URL;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A webhook receiver on 127.0.0.1: the delivery ids received for each task of a task.created event. */
-async function webhookReceiver() {
-  const byTask = new Map<string, Set<string>>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { task?: { id: string } } };
-      const id = body.data.task?.id;
-      if (body.type === 'task.created' && id) byTask.set(id, (byTask.get(id) ?? new Set()).add(String(req.headers['x-tracker-delivery'])));
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    byTask,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  };
-}
 
 const readyOf = (url: string) =>
   fetch(`${url}/ready`, { signal: AbortSignal.timeout(5000) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }), () => ({ status: 0, body: undefined }));
@@ -177,12 +152,13 @@ describe.skipIf(!PG || !REDIS)('Redis killed under load', () => {
     }
     const deliveredAfterMs = Date.now() - restartedAt;
     const once = new Set(inbox);
+    const [webhooksLost, webhooksDoubled] = receiver.missingAndDoubled(created);
     const report = {
       seen, probes, created: created.length,
       notificationsLost: created.filter((id) => !once.has(id)).length,
       notificationsDoubled: inbox.length - once.size,
-      webhooksLost: created.filter((id) => !receiver.byTask.has(id)).length,
-      webhooksDoubled: [...receiver.byTask.values()].filter((ids) => ids.size > 1).length,
+      webhooksLost,
+      webhooksDoubled,
       deliveredAfterMs,
     };
     console.log(`redis outage: ${JSON.stringify(report)}`);
