@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseConfig, portVariable, ServerConfigShape, WebhookConfigShape } from '@tt/http';
-import { OAuthConfigShape } from '@tt/mcp';
+import { BrowserConfigShape, OAuthConfigShape } from '@tt/mcp';
 
 export { trustProxy } from '@tt/http';
 
@@ -8,8 +8,9 @@ export { trustProxy } from '@tt/http';
 export const ConfigSchema = z.object({
   ...ServerConfigShape,
   ...WebhookConfigShape,
-  // Embedded mode runs the MCP gateway too: its sign-in settings are checked here at start.
+  // Embedded mode runs the MCP gateway too: its sign-in and browser-client settings are checked here at start.
   ...OAuthConfigShape,
+  ...BrowserConfigShape,
   PORT: portVariable(3000),
   ADMIN_TOKEN: z.string().min(16).optional(),
   PUBLIC_URL: z.string().optional(),

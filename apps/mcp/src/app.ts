@@ -3,6 +3,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
 import { errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
+import { type AllowedOrigins, mcpCors } from './cors.js';
 import { envelopeGuard } from './envelope-guard.js';
 import { hostGuard, sendRpcError } from './host-guard.js';
 import { authenticateMcp, oauthRoutes, type OAuthSettings, scopeStepUp } from './oauth/index.js';
@@ -15,6 +16,8 @@ export interface McpAppOptions {
   trustProxy: boolean | number | string;
   /** Host names accepted in Host and Origin headers of /mcp. */
   allowedHosts: readonly string[];
+  /** Origins of browser-based clients allowed to call /mcp cross-origin, with CORS (MCP_ALLOWED_ORIGINS); default none. */
+  allowedOrigins?: AllowedOrigins;
   /** GET /metrics (with an optional bearer token); false where another server of the process serves it (embedded). */
   metrics?: { token?: string | undefined } | false;
   /** The sign-in's settings (MCP_PUBLIC_URL, OAUTH_ALLOW_PRIVATE_CLIENT_IDS); default: derived from each request, public client documents only. */
@@ -39,7 +42,8 @@ export function createMcpApp(o: McpAppOptions): Express {
 
   // Same limiter keys as REST, so a key has one budget across both.
   const keyed = (req: Request) => (req.actor ? `key:${req.actor.key.id}` : `ip:${req.ip ?? 'unknown'}`);
-  app.use('/mcp', hostGuard(o.allowedHosts));
+  const origins = o.allowedOrigins ?? new Set<string>();
+  app.use('/mcp', hostGuard(o.allowedHosts, { origins }), mcpCors(origins));
   // Stateless server: no SSE stream to open and no session to delete.
   const notAllowed = (_req: Request, res: Response) => {
     res.setHeader('allow', 'POST');

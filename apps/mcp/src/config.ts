@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { parseConfig, ServerConfigShape } from '@tt/http';
+import { BrowserConfigShape } from './cors.js';
 import { OAuthConfigShape } from './oauth/settings.js';
 
 export { trustProxy } from '@tt/http';
 
 /** Process configuration of the standalone MCP server, parsed once from the environment in main. */
-export const ConfigSchema = z.object({ ...ServerConfigShape, ...OAuthConfigShape });
+export const ConfigSchema = z.object({ ...ServerConfigShape, ...OAuthConfigShape, ...BrowserConfigShape });
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+import { type AllowedOrigins, originAllowed } from './cors.js';
 
 /** Answers with a JSON-RPC error object, as MCP clients expect on the MCP endpoint. */
 export function sendRpcError(res: Response, status: number, message: string, code = -32000): void {
@@ -15,10 +16,12 @@ function hostnameOf(url: string): string | undefined {
 
 /**
  * DNS-rebinding protection: the Host header, and the Origin header when sent, must name an allowed host
- * (any port). A page on another site that rebinds its name to this address is refused with 403. `checkOrigin: false`
- * checks the Host only (endpoints browsers call cross-origin on purpose).
+ * (any port), or the Origin be one of `origins` (MCP_ALLOWED_ORIGINS, browser-based clients). A page on another site
+ * that rebinds its name to this address is refused with 403. `checkOrigin: false` checks the Host only (endpoints
+ * browsers call cross-origin on purpose).
  */
-export function hostGuard(allowed: readonly string[], opts: { checkOrigin?: boolean } = {}): RequestHandler {
+export function hostGuard(allowed: readonly string[], opts: { checkOrigin?: boolean; origins?: AllowedOrigins } = {}): RequestHandler {
+  const origins = opts.origins ?? new Set<string>();
   const ok = new Set(allowed.map((h) => h.toLowerCase()));
   return (req, res, next) => {
     const host = req.headers.host;
@@ -29,8 +32,8 @@ export function hostGuard(allowed: readonly string[], opts: { checkOrigin?: bool
     const origin = req.headers.origin;
     if (origin !== undefined && opts.checkOrigin !== false) {
       const originName = hostnameOf(origin);
-      if (!originName || !ok.has(originName)) {
-        return sendRpcError(res, 403, `Origin ${origin} is not allowed; set MCP_ALLOWED_HOSTS to accept it`);
+      if ((!originName || !ok.has(originName)) && !originAllowed(origin, origins)) {
+        return sendRpcError(res, 403, `Origin ${origin} is not allowed; set MCP_ALLOWED_ORIGINS (browser clients) or MCP_ALLOWED_HOSTS to accept it`);
       }
     }
     next();

@@ -2,11 +2,13 @@ import type { Server } from 'node:http';
 import { createLogger, drainServer, listen, type Runtime } from '@tt/http';
 import { createMcpApp } from './app.js';
 import { allowedHosts, trustProxy } from './config.js';
+import { allowedOrigins } from './cors.js';
 import { type OAuthSettings, oauthSettings } from './oauth/index.js';
 
 export { createMcpApp, type McpAppOptions } from './app.js';
 export { SERVER_INSTRUCTIONS } from './server.js';
 export { OAuthConfigShape, oauthSettings, type OAuthSettings } from './oauth/index.js';
+export { BrowserConfigShape } from './cors.js';
 
 export interface McpOptions {
   port: number;
@@ -31,12 +33,14 @@ export interface McpServerHandle {
 
 /**
  * Starts the MCP gateway on the given runtime (which it does not close). Extra Host/Origin names come from
- * MCP_ALLOWED_HOSTS, read here because the options are fixed by the embedded launcher.
+ * MCP_ALLOWED_HOSTS and browser clients' origins from MCP_ALLOWED_ORIGINS, read here because the options are fixed by
+ * the embedded launcher (both are validated with the other variables at start-up).
  */
 export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpServerHandle> {
   const logger = createLogger(opts.logLevel, 'mcp');
   const app = createMcpApp({
     runtime, logger, trustProxy: trustProxy(opts.trustProxy), allowedHosts: allowedHosts(process.env.MCP_ALLOWED_HOSTS),
+    allowedOrigins: allowedOrigins(process.env.MCP_ALLOWED_ORIGINS),
     metrics: opts.metrics === false ? false : { token: opts.metricsToken },
     oauth: opts.oauth ?? oauthSettings(process.env),
   });
