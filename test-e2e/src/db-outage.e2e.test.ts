@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { OperatorClient } from '@tt/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTopology, type Topology } from '../../scripts/topology/index.mjs';
-import { webhookReceiver } from './webhook-receiver.js';
+import { Receiver } from '../../apps/worker/src/test/receiver.js';
+import { missingAndDoubled } from './webhook-receiver.js';
 
 /*
  * A PostgreSQL outage under a steady write load: the built api x2, mcp and worker on a private PostgreSQL (the
@@ -66,14 +67,14 @@ interface Outcome {
 describe.skipIf(!PG || !REDIS || !existsSync(join(BIN, 'initdb')))('a PostgreSQL outage under write load', () => {
   let pg: PrivatePostgres;
   let topo: Topology;
-  let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
+  const receiver = new Receiver();
   const lines: Array<{ name: string; line: string }> = [];
 
   beforeAll(async () => {
     pg = new PrivatePostgres(await freePort());
     pg.init();
     pg.start();
-    receiver = await webhookReceiver();
+    await receiver.start();
     topo = await startTopology({
       databaseUrl: pg.url, redisUrl: REDIS!, apiReplicas: 2, ports: { proxy: 0, mcp: 0, worker: 0, api: 0 },
       queuePrefix: `tt-outage-${pg.port}-${Date.now()}`,
@@ -85,7 +86,7 @@ describe.skipIf(!PG || !REDIS || !existsSync(join(BIN, 'initdb')))('a PostgreSQL
 
   afterAll(async () => {
     await topo?.stop();
-    await receiver?.close();
+    await receiver.stop();
     pg?.remove();
   });
 
@@ -175,12 +176,12 @@ describe.skipIf(!PG || !REDIS || !existsSync(join(BIN, 'initdb')))('a PostgreSQL
       const inbox = await op.users.notifications(bob.id, { limit: 10_000 });
       perTask = new Map();
       for (const item of inbox) if (item.kind === 'assigned') perTask.set(item.taskId, (perTask.get(item.taskId) ?? 0) + 1);
-      if ((tasks.every((t) => perTask.has(t.id)) && tasks.every((t) => receiver.byTask.has(t.id))) || Date.now() > deadline) break;
+      if ((tasks.every((t) => perTask.has(t.id)) && missingAndDoubled(receiver, tasks.map((t) => t.id))[0] === 0) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 250));
     }
     const missing = tasks.filter((t) => !perTask.has(t.id));
     const doubled = [...perTask.values()].filter((c) => c > 1).length;
-    const [webhooksMissing, webhooksDoubled] = receiver.missingAndDoubled(tasks.map((t) => t.id));
+    const [webhooksMissing, webhooksDoubled] = missingAndDoubled(receiver, tasks.map((t) => t.id));
 
     const logged = (name: string, text: string) => lines.filter((l) => l.name === name && l.line.includes(text)).length;
     const outageLogs = Object.fromEntries(topo.names.map((name) => [name, { down: logged(name, 'database unavailable'), up: logged(name, 'database available again') }]));
@@ -197,7 +198,7 @@ describe.skipIf(!PG || !REDIS || !existsSync(join(BIN, 'initdb')))('a PostgreSQL
       lost: lost.length,
       notificationsMissing: missing.length,
       notificationsDoubled: doubled,
-      webhookRequests: receiver.requests(),
+      webhookRequests: receiver.requests.length,
       webhooksMissing,
       webhooksDoubled,
       apiReady: ready.status,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, freePort, startTopology, type Topology } from '../../scripts/topology/index.mjs';
 import { PrivateRedis } from '../../apps/worker/src/test/processes.js';
-import { webhookReceiver } from './webhook-receiver.js';
+import { Receiver } from '../../apps/worker/src/test/receiver.js';
+import { missingAndDoubled } from './webhook-receiver.js';
 
 /*
  * Redis killed (SIGKILL, as a crash) under load, then started again on its append-only file (production Redis keeps
@@ -26,14 +27,14 @@ describe.skipIf(!PG || !REDIS)('Redis killed under load', () => {
   let redis: PrivateRedis;
   let db: { url: string; drop(): Promise<void> };
   let topo: Topology;
-  let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
+  const receiver = new Receiver();
   const lines: Array<{ name: string; line: string }> = [];
 
   beforeAll(async () => {
     redis = new PrivateRedis(await freePort(), { dir });
     await redis.start();
     db = await createDatabase(PG!);
-    receiver = await webhookReceiver();
+    await receiver.start();
     topo = await startTopology({
       databaseUrl: db.url, redisUrl: redis.url, apiReplicas: 2, ports: { proxy: 0, mcp: 0, worker: 0, api: 0 },
       queuePrefix: `tt-redis-outage-${Date.now()}`,
@@ -46,7 +47,7 @@ describe.skipIf(!PG || !REDIS)('Redis killed under load', () => {
 
   afterAll(async () => {
     await topo?.stop();
-    await receiver?.close();
+    await receiver.stop();
     await redis?.stop();
     await db?.drop();
     rmSync(dir, { recursive: true, force: true });
@@ -147,12 +148,12 @@ describe.skipIf(!PG || !REDIS)('Redis killed under load', () => {
     for (let i = 0; i < 300; i++) {
       const r = await fetch(`${topo.apiUrl}/admin/v1/users/${bob.id}/notifications?limit=10000`, { headers: admin });
       inbox = ((await r.json()) as { data: Array<{ taskId: string; kind: string }> }).data.filter((x) => x.kind === 'assigned').map((x) => x.taskId);
-      if (inbox.length >= created.length && created.every((id) => receiver.byTask.has(id))) break;
+      if (inbox.length >= created.length && missingAndDoubled(receiver, created)[0] === 0) break;
       await sleep(100);
     }
     const deliveredAfterMs = Date.now() - restartedAt;
     const once = new Set(inbox);
-    const [webhooksLost, webhooksDoubled] = receiver.missingAndDoubled(created);
+    const [webhooksLost, webhooksDoubled] = missingAndDoubled(receiver, created);
     const report = {
       seen, probes, created: created.length,
       notificationsLost: created.filter((id) => !once.has(id)).length,
