@@ -2,6 +2,9 @@ import type { RequestHandler } from 'express';
 import { z } from 'zod';
 
 /**
+ * The gateway's CORS, in two policies: the sign-in's endpoints answer any origin (`openCors`); /mcp answers the
+ * origins of MCP_ALLOWED_ORIGINS (`mcpCors`).
+ *
  * Browser-based MCP clients (a web app, MCP Inspector in direct mode) call /mcp cross-origin: the origins named in
  * MCP_ALLOWED_ORIGINS may, and get CORS headers. Every request still needs a bearer token (an API key or an OAuth
  * access token) and no cookie is ever read, so an allowed origin gains nothing a page could use without the token;
@@ -38,6 +41,19 @@ export function allowedOrigins(value: string | undefined): AllowedOrigins {
 }
 
 export const originAllowed = (origin: string, allowed: AllowedOrigins): boolean => allowed === '*' || allowed.has(origin);
+
+/**
+ * For the sign-in: browser-based clients read its discovery documents and call its token, registration and revocation
+ * endpoints cross-origin, from any origin (none of them reads a cookie).
+ */
+export const openCors: RequestHandler = (req, res, next) => {
+  res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
+  res.setHeader('access-control-allow-headers', 'authorization, content-type, mcp-protocol-version');
+  res.setHeader('access-control-max-age', '86400');
+  if (req.method === 'OPTIONS') return void res.status(204).end();
+  next();
+};
 
 /** Request headers a browser client may send to /mcp. */
 const REQUEST_HEADERS = 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-mcp-readonly, x-mcp-toolsets, x-request-id';

@@ -1,16 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { oauth, SCOPES } from '@tt/domain';
+import { openCors } from '../cors.js';
 import { baseUrl, MCP_PATHS, type OAuthSettings } from './settings.js';
-
-/** Browser-based clients read these documents and call the token, registration and revocation endpoints cross-origin. */
-export const openCors: RequestHandler = (req, res, next) => {
-  res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
-  res.setHeader('access-control-allow-headers', 'authorization, content-type, mcp-protocol-version');
-  res.setHeader('access-control-max-age', '86400');
-  if (req.method === 'OPTIONS') return void res.status(204).end();
-  next();
-};
 
 /** RFC 8414 metadata of the authorization server, which is the gateway itself (same origin). */
 export function authorizationServerMetadata(base: string): Record<string, unknown> {
