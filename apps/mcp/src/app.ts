@@ -3,12 +3,12 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
 import { errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
-import { type AllowedOrigins, mcpCors } from './cors.js';
-import { envelopeGuard } from './envelope-guard.js';
-import { hostGuard, sendRpcError } from './host-guard.js';
+import { type AllowedOrigins, mcpCors } from './edge/cors.js';
+import { envelopeGuard } from './edge/envelope-guard.js';
+import { hostGuard, sendRpcError } from './edge/host-guard.js';
 import { authenticateMcp, oauthRoutes, type OAuthSettings, scopeStepUp } from './oauth/index.js';
 import { buildMcpServer, toolScopes } from './server.js';
-import { parseSession } from './session.js';
+import { parseSession } from './edge/session.js';
 
 export interface McpAppOptions {
   runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'> & Partial<Pick<Runtime, 'drain'>>;

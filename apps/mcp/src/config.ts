@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseConfig, ServerConfigShape } from '@tt/http';
-import { BrowserConfigShape } from './cors.js';
+import { BrowserConfigShape } from './edge/cors.js';
 import { OAuthConfigShape } from './oauth/settings.js';
 
 export { trustProxy } from '@tt/http';

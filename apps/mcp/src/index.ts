@@ -2,13 +2,13 @@ import type { Server } from 'node:http';
 import { createLogger, drainServer, listen, type Runtime } from '@tt/http';
 import { createMcpApp } from './app.js';
 import { allowedHosts, trustProxy } from './config.js';
-import { allowedOrigins } from './cors.js';
+import { allowedOrigins } from './edge/cors.js';
 import { type OAuthSettings, oauthSettings } from './oauth/index.js';
 
 export { createMcpApp, type McpAppOptions } from './app.js';
 export { SERVER_INSTRUCTIONS } from './server.js';
 export { OAuthConfigShape, oauthSettings, type OAuthSettings } from './oauth/index.js';
-export { BrowserConfigShape } from './cors.js';
+export { BrowserConfigShape } from './edge/cors.js';
 
 export interface McpOptions {
   port: number;

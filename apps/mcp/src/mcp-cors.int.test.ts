@@ -6,7 +6,7 @@ import { keys, people, SCOPES } from '@tt/domain';
 import { createLogger } from '@tt/http';
 import { CHROMIUM_ARGS, ensureChromium } from '../../../scripts/browser/ensure-chromium.mjs';
 import { loadConfig } from './config.js';
-import { allowedOrigins } from './cors.js';
+import { allowedOrigins } from './edge/cors.js';
 import { createMcpApp } from './index.js';
 import { mcpFixture, type McpFixture } from './test/fixture.js';
 

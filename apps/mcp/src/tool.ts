@@ -6,7 +6,7 @@ import { isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@
 import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import { humanIssues } from './issues.js';
 import { toolJsonSchema } from './json-schema.js';
-import { FULL_SESSION, type Session, type Toolset } from './session.js';
+import { FULL_SESSION, type Session, type Toolset } from './edge/session.js';
 
 /** What a tool handler gets: the key's user, the use-case deps and the session's narrowing. Never the request. */
 export interface ToolContext {

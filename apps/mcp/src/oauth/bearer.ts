@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { type Deps, DomainError, hasScope, keys, type OAuthGrantRecord, oauth, type Scope } from '@tt/domain';
-import { sendRpcError } from '../host-guard.js';
+import { sendRpcError } from '../edge/host-guard.js';
 import { resourceMetadataUrl, type OAuthSettings } from './settings.js';
 
 declare global {

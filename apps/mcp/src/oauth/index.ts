@@ -1,7 +1,7 @@
 import type { Express, Request } from 'express';
 import { type Deps, oauth } from '@tt/domain';
 import { rateLimit, type RateLimiter } from '@tt/http';
-import { hostGuard } from '../host-guard.js';
+import { hostGuard } from '../edge/host-guard.js';
 import { authorizeRoutes } from './authorize.js';
 import { clientDocumentPorts } from './client-fetch.js';
 import { metadataRoutes } from './metadata.js';

@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { oauth, SCOPES } from '@tt/domain';
-import { openCors } from '../cors.js';
+import { openCors } from '../edge/cors.js';
 import { baseUrl, MCP_PATHS, type OAuthSettings } from './settings.js';
 
 /** RFC 8414 metadata of the authorization server, which is the gateway itself (same origin). */

@@ -5,7 +5,7 @@ import type { OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import express, { type Express, type RequestHandler } from 'express';
 import { type ClientDirectory, type Deps, oauth, OAuthProblem } from '@tt/domain';
-import { openCors } from '../cors.js';
+import { openCors } from '../edge/cors.js';
 
 const PRUNE_EVERY_MS = 10 * 60_000;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { people, SCOPES, today } from '@tt/domain';
 import { answer, Format, orNull } from '../answer.js';
-import { FULL_SESSION, TOOLSETS } from '../session.js';
+import { FULL_SESSION, TOOLSETS } from '../edge/session.js';
 import { defineTool, ok, pageNote } from '../tool.js';
 import { plain } from '../untrusted.js';
 
