@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
-import { createJobSystem, createWebhookPorts, type JobSystem } from '@tt/jobs';
+import { type ChangeFeedHandle, createJobSystem, createLocalChangeFeed, createRedisChangeFeed, createWebhookPorts, DEFAULT_PREFIX, type JobSystem } from '@tt/jobs';
 import { createStore, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase } from '@tt/store';
 import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
@@ -40,6 +40,8 @@ export interface Runtime {
   limiter: RateLimiter;
   /** Outbox relay and queue; the handlers too when this process consumes. */
   jobs: JobSystem;
+  /** Changes of tasks and pages (and revocations) from every process: Redis pub/sub, or in-process without Redis. */
+  changes: ChangeFeedHandle;
   /** PostgreSQL outages: logged once when they start and once when they end (undefined on embedded PGlite). */
   database: DatabaseWatch | undefined;
   /** Set on SIGTERM: `/ready` answers 503 `draining` from then on (every server of the process). */
@@ -63,7 +65,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   redis?.on('error', (err) => o.logger.warn({ err: err.message }, 'redis error'));
   // Connect before serving, so the first requests already share the Redis budget.
   if (redis) await redis.connect().catch((err: Error) => o.logger.error({ err: err.message }, 'redis unreachable at start'));
-  const store = createStore(db);
+  const changes = redis ? createRedisChangeFeed({ redis, prefix: o.queuePrefix ?? DEFAULT_PREFIX, log: o.logger }) : createLocalChangeFeed(o.logger);
+  const store = createStore(db, changes);
   const jobs = createJobSystem({ store, redisUrl: o.redisUrl, prefix: o.queuePrefix, log: o.logger });
   const deps: Deps = {
     store,
@@ -85,6 +88,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     limiter: createRateLimiter(o.rateLimitPerMinute, redis, o.logger),
     drain: createDrain(),
     jobs,
+    changes,
     database,
     async ready() {
       const checks: Record<string, boolean> = {};
@@ -100,6 +104,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       maintenance.stop();
       database?.stop();
       await jobs.close();
+      await changes.close();
       await db.destroy();
       if (redis) redis.disconnect();
     },

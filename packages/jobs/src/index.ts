@@ -7,3 +7,4 @@ export { createProcessor, handleJob } from './handlers.js';
 export { createJobSystem, type JobStats, type JobSystem, type JobSystemOptions, type StartOptions } from './system.js';
 export { createLaneQueue } from './lanes.js';
 export { createWebhookPorts, resolveHost, sendWebhook, type WebhookPortsOptions } from './webhook-sender.js';
+export { createLocalChangeFeed, createRedisChangeFeed, type ChangeFeedHandle, type RedisChangeFeedOptions } from './change-feed.js';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Repos, Store } from '@tt/domain';
+import type { Change, ChangeFeed, Repos, Store } from '@tt/domain';
 import { keyRepo } from './repos/keys.js';
 import { labelRepo, teamRepo, userRepo, workspaceRepo } from './repos/people.js';
 import { boardRepo, projectRepo } from './repos/projects.js';
@@ -16,7 +16,7 @@ import { versionRepo } from './repos/versions.js';
 import { idempotencyRepo } from './repos/idempotency.js';
 import { oauthRepo } from './repos/oauth.js';
 
-function repos(db: Knex): Repos {
+function repos(db: Knex): Omit<Repos, 'changes'> {
   return {
     workspaces: workspaceRepo(db),
     users: userRepo(db),
@@ -43,10 +43,21 @@ function repos(db: Knex): Repos {
   };
 }
 
-/** The Knex-backed store; a transaction hands the use case repositories bound to it. */
-export function createStore(db: Knex): Store {
+/**
+ * The Knex-backed store; a transaction hands the use case repositories bound to it. Changes noted inside a
+ * transaction are held until the outermost one commits and then go to `feed` (a rollback drops them); a nested
+ * transaction (a savepoint) shares its parent's list.
+ */
+export function createStore(db: Knex, feed?: ChangeFeed, pending?: Change[]): Store {
   return {
     ...repos(db),
-    transaction: (fn) => db.transaction((trx) => fn(createStore(trx))),
+    changes: { note: (c) => (pending ? pending.push(c) : feed?.publish([c])) },
+    transaction: async (fn) => {
+      if (pending) return db.transaction((trx) => fn(createStore(trx, feed, pending)));
+      const notes: Change[] = [];
+      const result = await db.transaction((trx) => fn(createStore(trx, feed, notes)));
+      if (notes.length) feed?.publish(notes);
+      return result;
+    },
   };
 }

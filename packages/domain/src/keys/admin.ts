@@ -40,9 +40,13 @@ export async function issueKey(userId: string, input: IssueKeyInput, deps: Deps)
 export async function updateKey(id: string, input: UpdateKeyInput, deps: Deps): Promise<ApiKey> {
   const key = await deps.store.keys.get(id);
   if (!key || key.revokedAt !== null) throw notFound('Key');
-  return presentKey((await deps.store.keys.update(id, { expiresAt: input.expiresAt }))!);
+  const updated = presentKey((await deps.store.keys.update(id, { expiresAt: input.expiresAt }))!);
+  deps.store.changes.note({ kind: 'access', keyId: id });
+  return updated;
 }
 
 export async function revokeKey(id: string, deps: Deps): Promise<void> {
   if (!(await deps.store.keys.revoke(id, deps.now()))) throw notFound('Key');
+  // Open MCP streams of the key end (they re-check their credentials on this note).
+  deps.store.changes.note({ kind: 'access', keyId: id });
 }

@@ -118,7 +118,9 @@ export async function revokeToken(clientId: string, token: string, deps: Deps): 
   const t = await deps.store.oauth.tokenByHash(hashToken(token));
   if (!t) return;
   const grant = await deps.store.oauth.getGrant(t.grantId);
-  if (grant && grant.clientId === clientId) await deps.store.oauth.revokeGrant(grant.id, deps.now());
+  if (grant && grant.clientId === clientId && (await deps.store.oauth.revokeGrant(grant.id, deps.now()))) {
+    deps.store.changes.note({ kind: 'access', grantId: grant.id });
+  }
 }
 
 export const presentGrant = (g: OAuthGrantRecord): OAuthGrant => ({
@@ -135,6 +137,7 @@ export async function listGrants(userId: string, deps: Deps): Promise<OAuthGrant
 /** Operator: revokes a grant; its tokens stop working at once in every process. */
 export async function revokeGrant(id: string, deps: Deps): Promise<void> {
   if (!(await deps.store.oauth.revokeGrant(id, deps.now()))) throw notFound('Grant');
+  deps.store.changes.note({ kind: 'access', grantId: id });
 }
 
 /**

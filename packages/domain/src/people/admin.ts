@@ -16,7 +16,10 @@ export async function createWorkspace(input: CreateWorkspaceInput, deps: Deps): 
 
 export async function updateWorkspace(id: string, input: UpdateWorkspaceInput, deps: Deps): Promise<Workspace> {
   await workspaceOr404(id, deps);
-  return presentWorkspace((await deps.store.workspaces.update(id, input))!);
+  const updated = presentWorkspace((await deps.store.workspaces.update(id, input))!);
+  // Turning member keys off (or a plan without the API) stops keys: open streams re-check theirs.
+  deps.store.changes.note({ kind: 'access' });
+  return updated;
 }
 
 export async function createUser(workspaceId: string, input: CreateUserInput, deps: Deps): Promise<User> {
@@ -28,6 +31,7 @@ export async function createUser(workspaceId: string, input: CreateUserInput, de
 
 export async function deleteUser(id: string, deps: Deps): Promise<void> {
   if (!(await deps.store.users.softDelete(id, deps.now()))) throw notFound('User');
+  deps.store.changes.note({ kind: 'access', userId: id });
 }
 
 export async function createTeam(workspaceId: string, input: CreateTeamInput, deps: Deps): Promise<Team> {

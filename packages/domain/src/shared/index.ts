@@ -15,4 +15,5 @@ export * from './storable.js';
 export * from './period.js';
 export * from './plans.js';
 export * from './outbox.js';
+export * from './changes.js';
 export type * from './store.js';

@@ -3,6 +3,17 @@ import type { WebhookRecord } from './ports.js';
 import type { WebhookEventType } from './schema.js';
 
 /**
+ * Every change of a task (its fields, a move, a comment, a time entry) and of a page passes here, so this is where
+ * watchers are told: the note goes out when the transaction commits (see shared/changes.ts).
+ */
+function noteChange(repos: Repos, e: { workspaceId: string; data: Record<string, unknown> }): void {
+  const task = e.data.task as { id?: unknown; key?: unknown } | undefined;
+  if (task && typeof task.id === 'string' && typeof task.key === 'string') repos.changes.note({ kind: 'task', workspaceId: e.workspaceId, id: task.id, key: task.key });
+  const doc = e.data.doc as { id?: unknown } | undefined;
+  if (doc && typeof doc.id === 'string') repos.changes.note({ kind: 'doc', workspaceId: e.workspaceId, id: doc.id });
+}
+
+/**
  * Records a webhook event in the transaction of the change that caused it: one event row, a delivery per active
  * subscription that takes it, and a `webhooks.deliver` job per delivery in the outbox. A rollback leaves nothing; a
  * commit keeps all of it even while the queue is down. A workspace without subscriptions pays one indexed lookup;
@@ -15,6 +26,7 @@ export async function recordEvent(
   e: { workspaceId: string; projectId: string | null; type: WebhookEventType; data: Record<string, unknown> },
   known?: WebhookRecord[],
 ): Promise<number> {
+  noteChange(repos, e);
   const subscriptions = known ?? (await repos.webhooks.matching(e.workspaceId, e.type, e.projectId));
   if (!subscriptions.length) return 0;
   const id = deps.newId('evt');
