@@ -15,6 +15,7 @@ import { webhookRepo } from './repos/webhooks.js';
 import { versionRepo } from './repos/versions.js';
 import { idempotencyRepo } from './repos/idempotency.js';
 import { oauthRepo } from './repos/oauth.js';
+import { taskKeyRepo } from './repos/task-keys.js';
 
 function repos(db: Knex): Omit<Repos, 'changes'> {
   return {
@@ -40,6 +41,7 @@ function repos(db: Knex): Omit<Repos, 'changes'> {
     outbox: outboxRepo(db),
     webhooks: webhookRepo(db),
     oauth: oauthRepo(db),
+    taskKeys: taskKeyRepo(db),
   };
 }
 

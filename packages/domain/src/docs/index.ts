@@ -4,3 +4,4 @@ export type * from './ports.js';
 export * from './docs.js';
 export * from './links.js';
 export * from './lookup.js';
+export * from './complete.js';

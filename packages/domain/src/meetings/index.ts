@@ -4,3 +4,4 @@ export type * from './ports.js';
 export * from './meetings.js';
 export * from './agreements.js';
 export * from './lookup.js';
+export * from './complete.js';

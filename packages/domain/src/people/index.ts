@@ -5,3 +5,4 @@ export * from './present.js';
 export * from './directory.js';
 export * from './resolve.js';
 export * from './admin.js';
+export * from './complete.js';

@@ -6,3 +6,4 @@ export * from './present.js';
 export * from './lookup.js';
 export * from './projects.js';
 export * from './access.js';
+export * from './complete.js';

@@ -10,3 +10,4 @@ export * from './read.js';
 export * from './change.js';
 export * from './admin.js';
 export { assertActive, presentFullTask } from './checks.js';
+export * from './complete.js';
