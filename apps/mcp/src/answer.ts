@@ -1,11 +1,13 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from './tool.js';
 import { z } from 'zod';
-import { clip } from './untrusted.js';
+import { clip, fenceJson, JSON_FENCE_CHARS, jsonText, neutraliseDeep, strip } from './untrusted.js';
 
 /**
  * Output budget: the text of every answer is at most BUDGET characters, and its structured content never more.
  * In Markdown format (the default) the structured content is a compact index (ids, keys, totals, cursors); in JSON
- * format the text is the JSON itself and the structured content the same object, so nothing is sent twice by default.
+ * format the text is the JSON itself, inside one untrusted-text block with every `<` written `\u003c`, and the
+ * structured content the same object, so nothing is sent twice by default. Every string of structured content is
+ * neutralised like fenced text.
  */
 export const BUDGET = 20_000;
 
@@ -18,10 +20,10 @@ export const orNull = <T extends z.ZodType>(s: T) => z.union([s, z.null()]);
 /** A tool result in the caller's format; `index` is the compact structured content of the Markdown form. */
 export function answer(format: Format, markdown: () => string, data: Record<string, unknown>, index: Record<string, unknown>): CallToolResult {
   if (format === 'json') {
-    const fitted = fitJson(data);
-    return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+    const fitted = fitJson(neutraliseDeep(data));
+    return { content: [{ type: 'text', text: fenceJson(fitted) }], structuredContent: fitted };
   }
-  return { content: [{ type: 'text', text: bound(markdown()) }], structuredContent: index };
+  return { content: [{ type: 'text', text: bound(markdown()) }], structuredContent: neutraliseDeep(index) };
 }
 
 const CUT = ' … [cut: the answer budget is 20000 characters]';
@@ -31,7 +33,8 @@ const CUT = ' … [cut: the answer budget is 20000 characters]';
  * and the output schema it passes, stay the same. Lists are paged before they get here; long texts are what is left.
  */
 export function fitJson<T>(data: T): T {
-  if (JSON.stringify(data).length <= BUDGET) return data;
+  const size = (v: unknown) => jsonText(v).length + JSON_FENCE_CHARS;
+  if (size(data) <= BUDGET) return data;
   const root = structuredClone(data) as unknown;
   const slots: Array<{ holder: Record<string | number, unknown>; key: string | number }> = [];
   const collect = (v: unknown): void => {
@@ -44,7 +47,7 @@ export function fitJson<T>(data: T): T {
   };
   collect(root);
   const len = (slot: (typeof slots)[number]) => (slot.holder[slot.key] as string).length;
-  for (let over = JSON.stringify(root).length - BUDGET; over > 0 && slots.length; over = JSON.stringify(root).length - BUDGET) {
+  for (let over = size(root) - BUDGET; over > 0 && slots.length; over = size(root) - BUDGET) {
     const longest = slots.reduce((a, b) => (len(b) > len(a) ? b : a));
     const text = longest.holder[longest.key] as string;
     if (text.length <= 200) break;
@@ -56,11 +59,13 @@ export function fitJson<T>(data: T): T {
 
 /** A short confirmation of a write with the ids to chain on. */
 export function done(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: bound(text) }], structuredContent: structured };
+  return { content: [{ type: 'text', text: bound(text) }], structuredContent: neutraliseDeep(structured) };
 }
 
 /** The last guard: text over the budget is cut with a note saying how to ask for less. */
 export function bound(text: string): string {
+  // The last sweep: the server writes no invisible characters, so none may leave in any answer.
+  text = strip(text);
   if (text.length <= BUDGET) return text;
   return clip(text, BUDGET - 200, 'left out: the answer budget is 20000 characters; ask for less (limit, sections, a cursor)').text;
 }

@@ -1,17 +1,21 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ServerEventBus } from '@modelcontextprotocol/server';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
-import { errorHandler, httpMetrics, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
+import { createRateLimiter, errorHandler, httpMetrics, mcpRequestDeadline, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
 import { type AllowedOrigins, mcpCors } from './edge/cors.js';
 import { envelopeGuard } from './edge/envelope-guard.js';
-import { hostGuard, sendRpcError } from './edge/host-guard.js';
+import { eraEndpoint } from './edge/era.js';
+import { hostGuard, rpcIdOf, sendRpcError } from './edge/host-guard.js';
+import { FLOOD_FACTOR, mcpLimits } from './edge/limits.js';
 import { authenticateMcp, oauthRoutes, type OAuthSettings, scopeStepUp } from './oauth/index.js';
 import { buildMcpServer, toolScopes } from './server.js';
+import type { ToolContext } from './tool.js';
 import { parseSession } from './edge/session.js';
+import { tracedLogger } from './edge/trace.js';
 
 export interface McpAppOptions {
-  runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'> & Partial<Pick<Runtime, 'drain'>>;
+  runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'> & Partial<Pick<Runtime, 'drain' | 'redis'>>;
   logger: Logger;
   trustProxy: boolean | number | string;
   /** Host names accepted in Host and Origin headers of /mcp. */
@@ -22,10 +26,25 @@ export interface McpAppOptions {
   metrics?: { token?: string | undefined } | false;
   /** The sign-in's settings (MCP_PUBLIC_URL, OAUTH_ALLOW_PRIVATE_CLIENT_IDS); default: derived from each request, public client documents only. */
   oauth?: OAuthSettings;
+  /**
+   * Seam for live subscriptions (src/subscriptions/): the change-event bus `subscriptions/listen` streams hear
+   * (default: in this process only), and the open streams allowed per process.
+   */
+  bus?: ServerEventBus;
+  maxSubscriptions?: number;
+  /**
+   * Seam for live subscriptions: called before a `subscriptions/listen` request is served, with the key's context and
+   * the HTTP response. It may refuse (throw a DomainError: answered as a JSON-RPC error) or keep `res` to end the
+   * stream later (revocation: `res.destroy()` ends it). Protocol traffic, so it spends no tool-call budget.
+   */
+  beforeListen?: (req: Request, res: Response, ctx: ToolContext) => Promise<void> | void;
 }
 
+/** The MCP gateway as an Express app plus what ends its open streams (call `closeMcp` when the process drains). */
+export type McpApp = Express & { closeMcp(): Promise<void> };
+
 /** The MCP gateway as an Express app, with no listening socket. */
-export function createMcpApp(o: McpAppOptions): Express {
+export function createMcpApp(o: McpAppOptions): McpApp {
   const { deps, limiter } = o.runtime;
   const oauthSettings = o.oauth ?? { allowPrivateClientIds: false };
   const app = express();
@@ -42,6 +61,8 @@ export function createMcpApp(o: McpAppOptions): Express {
 
   // Same limiter keys as REST, so a key has one budget across both.
   const keyed = (req: Request) => (req.actor ? `key:${req.actor.key.id}` : `ip:${req.ip ?? 'unknown'}`);
+  // Protocol traffic's ceiling: shared through Redis like the budget; its fallback is the budget's, logged there.
+  const flood = createRateLimiter(limiter.limit * FLOOD_FACTOR, o.runtime.redis);
   const origins = o.allowedOrigins ?? new Set<string>();
   app.use('/mcp', hostGuard(o.allowedHosts, { origins }), mcpCors(origins));
   // Stateless server: no SSE stream to open and no session to delete.
@@ -49,6 +70,12 @@ export function createMcpApp(o: McpAppOptions): Express {
     res.setHeader('allow', 'POST');
     sendRpcError(res, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
   };
+  const endpoint = eraEndpoint({
+    build: buildMcpServer,
+    bus: o.bus,
+    maxSubscriptions: o.maxSubscriptions,
+    onerror: (err) => o.logger.debug({ err: err.message }, 'mcp request refused'),
+  });
   // /mcp/readonly: the same server narrowed to read-only tools, for clients that cannot set headers.
   const paths = ['/mcp', '/mcp/readonly'];
   app.get(paths, notAllowed);
@@ -56,25 +83,28 @@ export function createMcpApp(o: McpAppOptions): Express {
   app.post(
     paths,
     express.json({ limit: '1mb' }),
+    mcpRequestDeadline(),
     envelopeGuard,
     authenticateMcp(deps, oauthSettings),
-    rateLimit(limiter, keyed),
+    mcpLimits(limiter, flood, keyed),
     scopeStepUp(toolScopes, oauthSettings),
-    async (req: Request, res: Response) => {
+    async (req: Request, res: Response, next: NextFunction) => {
       let session;
       try {
         session = parseSession({ readonly: req.get('x-mcp-readonly'), toolsets: req.get('x-mcp-toolsets') }, req.originalUrl.split('?')[0]!.endsWith('/readonly'));
       } catch (e) {
-        return sendRpcError(res, 400, (e as Error).message, -32602);
+        return sendRpcError(res, 400, (e as Error).message, -32602, rpcIdOf(req.body));
       }
-      const server = buildMcpServer({ actor: req.actor!, deps, log: req.log ?? o.logger, requestId: req.id === undefined ? undefined : String(req.id), session });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      const log = tracedLogger(req.log ?? o.logger, req.body);
+      const ctx: ToolContext = {
+        actor: req.actor!, deps, log, requestId: req.id === undefined ? undefined : String(req.id), session, retryInSeconds: req.toolRetryIn,
+      };
+      try {
+        if (o.beforeListen && (req.body as { method?: unknown } | null)?.method === 'subscriptions/listen') await o.beforeListen(req, res, ctx);
+        await endpoint.serve(req, res, ctx);
+      } catch (e) {
+        next(e);
+      }
     },
   );
   // An auth failure is still counted, against the client address, so guessing keys is throttled too.
@@ -87,5 +117,5 @@ export function createMcpApp(o: McpAppOptions): Express {
   oauthRoutes(app, { deps, limiter, settings: oauthSettings, allowedHosts: o.allowedHosts });
   app.use(notFoundRoute);
   app.use(errorHandler);
-  return app;
+  return Object.assign(app, { closeMcp: () => endpoint.close() });
 }

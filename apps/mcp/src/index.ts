@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { createLogger, drainServer, listen, type Runtime } from '@tt/http';
-import { createMcpApp } from './app.js';
+import { createMcpApp, type McpAppOptions } from './app.js';
 import { allowedHosts, trustProxy } from './config.js';
 import { allowedOrigins } from './edge/cors.js';
 import { type OAuthSettings, oauthSettings } from './oauth/index.js';
@@ -23,6 +23,8 @@ export interface McpOptions {
   drainMs?: number | undefined;
   /** The sign-in's settings; default: MCP_PUBLIC_URL and OAUTH_ALLOW_PRIVATE_CLIENT_IDS of the environment. */
   oauth?: OAuthSettings;
+  /** Live subscriptions' seams (see McpAppOptions): the event bus, the stream bound, the listen check. */
+  subscriptions?: Pick<McpAppOptions, 'bus' | 'maxSubscriptions' | 'beforeListen'>;
 }
 
 export interface McpServerHandle {
@@ -43,6 +45,7 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
     allowedOrigins: allowedOrigins(process.env.MCP_ALLOWED_ORIGINS),
     metrics: opts.metrics === false ? false : { token: opts.metricsToken },
     oauth: opts.oauth ?? oauthSettings(process.env),
+    ...opts.subscriptions,
   });
   const server = await listen(app, opts.port, opts.host);
   const addr = server.address();
@@ -50,6 +53,12 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
   return {
     url: `http://127.0.0.1:${port}`,
     server,
-    stop: () => drainServer(server, runtime.drain, opts.drainMs ?? 0),
+    // Listen streams end first, with their completion result, so their clients re-listen on another replica while
+    // this one drains; then the drain as before.
+    stop: async () => {
+      runtime.drain.begin();
+      await app.closeMcp();
+      await drainServer(server, runtime.drain, opts.drainMs ?? 0);
+    },
   };
 }

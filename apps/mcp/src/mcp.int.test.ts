@@ -105,11 +105,18 @@ describe('MCP gateway over HTTP', () => {
     expect(await res.json()).toMatchObject({ error: { code: 'plan_required' } });
   });
 
-  it('counts MCP requests against the key in the shared limiter', async () => {
-    const res = await post({ Authorization: `Bearer ${fullKey}` });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
-    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(1000);
+  it('counts tool calls against the key in the shared limiter; protocol traffic spends none of it', async () => {
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
+    const first = await post({ Authorization: `Bearer ${fullKey}` }, call);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('1000');
+    const left = Number(first.headers.get('x-ratelimit-remaining'));
+    expect(left).toBeLessThan(1000);
+    const handshake = await post({ Authorization: `Bearer ${fullKey}` });
+    expect(handshake.status).toBe(200);
+    expect(handshake.headers.get('x-ratelimit-remaining')).toBeNull();
+    const second = await post({ Authorization: `Bearer ${fullKey}` }, call);
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(left - 1);
   });
 
   it('refuses foreign Host and Origin headers (DNS rebinding)', async () => {

@@ -62,11 +62,11 @@ describe('mcp /metrics', () => {
     expect(sampleValue(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 
-  it('carries the IETF draft rate-limit fields on /mcp', async () => {
+  it('carries the IETF draft rate-limit fields on /mcp tool calls', async () => {
     const res = await fetch(`${mcp.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fullKey}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
     });
     expect(res.headers.get('ratelimit-policy')).toBe('"default";q=1000;w=60');
     const remaining = Number(res.headers.get('x-ratelimit-remaining'));

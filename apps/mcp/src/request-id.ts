@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from './tool.js';
 import { z } from 'zod';
 import { idempotency, IDEMPOTENCY_KEY_MAX, parseIdempotencyKey, requestFingerprint } from '@tt/domain';
 import type { ToolContext, ToolDef } from './tool.js';

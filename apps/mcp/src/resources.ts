@@ -1,9 +1,9 @@
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { context, docs, DomainError, hasScope, ListTasksQuery, tasks } from '@tt/domain';
 import { bound } from './answer.js';
-import { renderTaskView } from './context-view.js';
+import { fitCuts, renderTaskView } from './context-view.js';
 import type { ToolContext } from './tool.js';
-import { clip, fence, fenceInline } from './untrusted.js';
+import { cutPoint, echo, fence, fenceInline } from './untrusted.js';
 
 /**
  * Resources: `task://{key}` and `doc://{id}`, read with the same use cases and visibility as get_task and get_doc
@@ -21,16 +21,18 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
         // Listing offers the user's open tasks, newest first: a starting point, not the whole tracker.
         list: async () => {
           const page = await tasks.listTasks(actor, ListTasksQuery.parse({ assigneeId: actor.user.id, category: 'todo,progress', orderBy: 'updated', limit: 50 }), deps);
-          return { resources: page.data.map((t) => ({ uri: `task://${t.key}`, name: t.key, title: `${t.key} ${t.title.slice(0, 100)}`, mimeType: 'text/markdown' })) };
+          return { resources: page.data.map((t) => ({ uri: `task://${t.key}`, name: t.key, title: `${t.key} ${echo(t.title)}`, mimeType: 'text/markdown' })) };
         },
       }),
       { title: 'Task', description: 'A task by key (task://WEB-12) or id, as get_task shows it', mimeType: 'text/markdown' },
       async (uri, vars) => {
         const ref = decodeURIComponent(String(vars.key ?? ''));
         const view = await context.taskView(actor, ref, { sections: context.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps).catch((e: unknown) => {
-          throw e instanceof DomainError && e.code === 'not_found' ? new Error(`Task ${ref} not found; search_tasks finds task keys`) : e;
+          throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Task ${ref} not found; search_tasks finds task keys`) : e;
         });
-        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: renderTaskView(view).text }] };
+        // The same cuts and notes as get_task: a cut text names the get_task call that reads on.
+        const cuts = fitCuts((c) => renderTaskView(view, c).text.length);
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: bound(renderTaskView(view, cuts).text) }] };
       },
     );
   }
@@ -40,17 +42,21 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       new ResourceTemplate('doc://{id}', {
         list: async () => {
           const page = await docs.listDocs(actor, { limit: 50 }, deps);
-          return { resources: page.data.map((d) => ({ uri: `doc://${d.id}`, name: d.id, title: d.title.slice(0, 100), mimeType: 'text/markdown' })) };
+          return { resources: page.data.map((d) => ({ uri: `doc://${d.id}`, name: d.id, title: echo(d.title), mimeType: 'text/markdown' })) };
         },
       }),
       { title: 'Documentation page', description: 'A documentation page by id (doc://<id>), first 15000 characters', mimeType: 'text/markdown' },
       async (uri, vars) => {
         const id = decodeURIComponent(String(vars.id ?? ''));
         const page = await docs.getDoc(actor, id, deps).catch((e: unknown) => {
-          throw e instanceof DomainError && e.code === 'not_found' ? new Error(`Page ${id} not found; list_docs finds page ids`) : e;
+          throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Page ${id} not found; list_docs finds page ids`) : e;
         });
         const md = docs.pageMarkdown({ title: '', content: page.content }).replace(/^#\s*\n+/, '');
-        const text = [`# Page ${page.id}`, '', `Title: ${fenceInline('doc-title', page.title, { id: page.id })}`, '', fence('page', clip(md, 15_000).text, { id: page.id })].join('\n');
+        const end = cutPoint(md, 15_000);
+        const text = [
+          `# Page ${page.id}`, '', `Title: ${fenceInline('doc-title', page.title, { id: page.id })}`, '', fence('page', md.slice(0, end), { id: page.id }),
+          ...(end < md.length ? ['', `[… ${md.length - end} more characters cut here; read on with get_doc {doc: "${page.id}", offset: ${end}}]`] : []),
+        ].join('\n');
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: bound(text) }] };
       },
     );

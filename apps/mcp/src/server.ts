@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { registerResources } from './resources.js';
 import { addComment } from './tools/comments.js';
 import { createDoc, getDoc, listDocs, updateDoc } from './tools/docs.js';
@@ -40,10 +40,39 @@ export const toolScopes = (name: string): readonly Scope[] | undefined => {
   return tool && scopesOf(tool);
 };
 
-/** A fresh MCP server for one request, acting as the key's user. */
-export function buildMcpServer(ctx: ToolContext): McpServer {
-  const server = new McpServer({ name: 'task-tracker', version: '1.0.0' }, { instructions: SERVER_INSTRUCTIONS });
+/** Which protocol era a request speaks: `modern` is 2026-07-28 (per-request `_meta`), `legacy` 2025-11-25 and older. */
+export type Era = 'legacy' | 'modern';
+
+/**
+ * What lists and reads may be cached for, on 2026-07-28 (2025 results carry no hints). Always `private`: what a key
+ * sees is its own (its rights, projects and toolsets). Lists change when someone creates a task or a page, so their
+ * hints are short; tools/list changes only with a deployment or the key's rights.
+ */
+export const CACHE_HINTS = {
+  'server/discover': { ttlMs: 300_000, cacheScope: 'private' },
+  'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'prompts/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'resources/list': { ttlMs: 10_000, cacheScope: 'private' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+} as const;
+
+/**
+ * A fresh MCP server for one request, acting as the key's user, for either era (the same definitions serve both).
+ * Capabilities say only what the server honours: no `listChanged` (it never sends those notifications by itself).
+ *
+ * Seam for prompts, completions and subscriptions (src/prompts/, src/subscriptions/): their registration calls go
+ * at the marked line, with the same `ctx` and `era`; they may widen the capabilities they honour (prompts,
+ * completions, resources.subscribe / listChanged once a listen stream delivers them).
+ */
+export function buildMcpServer(ctx: ToolContext, era: Era = 'legacy'): McpServer {
+  const server = new McpServer(
+    { name: 'task-tracker', version: '1.0.0' },
+    { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, cacheHints: CACHE_HINTS },
+  );
   registerTools(server, TOOLS, ctx);
   registerResources(server, ctx);
+  // prompts and completions register here: registerPrompts(server, ctx, era); registerCompletions(server, ctx, era);
+  void era;
   return server;
 }

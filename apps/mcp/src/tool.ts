@@ -1,12 +1,15 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult as SdkCallToolResult, McpServer, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@tt/http';
 import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
+import { errorText } from './error-text.js';
 import { humanIssues } from './issues.js';
 import { toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './edge/session.js';
+
+/** A tool's result. Structured content is always an object here (the SDK's type allows any JSON value). */
+export type CallToolResult = SdkCallToolResult & { structuredContent?: Record<string, unknown> };
 
 /** What a tool handler gets: the key's user, the use-case deps and the session's narrowing. Never the request. */
 export interface ToolContext {
@@ -15,6 +18,11 @@ export interface ToolContext {
   log: Logger;
   requestId?: string | undefined;
   session?: Session;
+  /**
+   * Set when this request's tools/call is over the key's per-minute limit: the seconds until the window resets. The
+   * call then answers a tool error naming the wait (the edge counted it; see edge/limits.ts).
+   */
+  retryInSeconds?: number | undefined;
 }
 
 type Input = z.ZodObject;
@@ -41,15 +49,16 @@ export function ok(markdown: string, structured?: Record<string, unknown>): Call
   return structured ? { content: [{ type: 'text', text: markdown }], structuredContent: structured } : { content: [{ type: 'text', text: markdown }] };
 }
 
-const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+/** A tool error; its text is neutralised and on one line (see error-text.ts), wherever it was built. */
+const fail = (text: string, args?: unknown): CallToolResult => ({ isError: true, content: [{ type: 'text', text: errorText(text, args) }] });
 
 /**
- * Turns a thrown error into a tool result: domain errors as `code: message`, an unavailable database as
+ * Turns a thrown error into a tool result: domain errors as `code: message` (the caller's `args` they repeat cut short), an unavailable database as
  * `service_unavailable` (the agent should retry; the outage is logged once by the runtime), anything else generic and
  * logged.
  */
-export function errorResult(e: unknown, ctx: ToolContext, tool: string): CallToolResult {
-  if (e instanceof DomainError) return fail(`${e.code}: ${e.message}`);
+export function errorResult(e: unknown, ctx: ToolContext, tool: string, args?: unknown): CallToolResult {
+  if (e instanceof DomainError) return fail(`${e.code}: ${e.message}`, args);
   if (isUnavailable(e)) return fail(`service_unavailable: ${UNAVAILABLE_MESSAGE}; call ${tool} again then (with the same requestId, if it takes one, so that a change saved before the failure is not made twice)`);
   ctx.log.error({ err: e, tool }, 'tool failed');
   const ref = ctx.requestId ? `; request id ${ctx.requestId}` : '';
@@ -90,48 +99,50 @@ export function refusal(tool: ToolDef<Input>, ctx: ToolContext): string | null {
   return null;
 }
 
+/** A tool as tools/list shows it, built once per tool: the schemas take the portable spelling (see json-schema.ts). */
+const listedCache = new WeakMap<ToolDef<Input>, Tool>();
+function listed(tool: ToolDef<Input>): Tool {
+  let t = listedCache.get(tool);
+  if (!t) {
+    t = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toolJsonSchema(tool.input, 'input') as Tool['inputSchema'],
+      ...(tool.output ? { outputSchema: toolJsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
+      annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+    };
+    listedCache.set(tool, t);
+  }
+  return t;
+}
+
 /**
  * Registers the tools this request may use (the key's rights, then the session's narrowing); the others are not
- * listed, but calling one answers why not, naming the missing right and the key's rights. Calls are dispatched here
- * rather than by McpServer, so that arguments failing a tool's schema come back like REST's 400: a tool result with
- * `invalid_request: <field>: <fault>`, not a protocol error.
+ * listed, but calling one answers why not, naming the missing right and the key's rights. tools/list and tools/call
+ * are answered here rather than by McpServer's registry, so that arguments failing a tool's schema come back like
+ * REST's 400: a tool result with `invalid_request: <field>: <fault>`, not a protocol error. The list keeps the order
+ * of `tools`, so it is the same on every request (clients cache it on 2026-07-28).
  */
 export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<Input>>, ctx: ToolContext): string[] {
   const allowed = new Map<string, ToolDef<Input>>();
-  for (const tool of tools) {
-    if (refusal(tool, ctx)) continue;
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        ...(tool.output ? { outputSchema: tool.output } : {}),
-        annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
-      },
-      (() => undefined) as never,
-    );
-    allowed.set(tool.name, tool);
-  }
-  // Listed here too, so every schema takes the portable JSON Schema spelling (see json-schema.ts).
-  const listed: Tool[] = [...allowed.values()].map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: toolJsonSchema(tool.input, 'input') as Tool['inputSchema'],
-    ...(tool.output ? { outputSchema: toolJsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
-    annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
-  }));
-  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-  server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = allowed.get(request.params.name);
-    const known = tools.find((t) => t.name === request.params.name);
+  for (const tool of tools) if (!refusal(tool, ctx)) allowed.set(tool.name, tool);
+  const list = [...allowed.values()].map(listed);
+  server.server.setRequestHandler('tools/list', () => ({ tools: list }));
+  server.server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const tool = allowed.get(name);
+    const known = tools.find((t) => t.name === name);
     // Metrics label only names this server's tools, so made-up names cannot add series.
-    const done = timeToolCall(known ? request.params.name : 'unknown');
+    const done = timeToolCall(known ? name : 'unknown');
+    if (ctx.retryInSeconds !== undefined) {
+      done('denied');
+      return fail(`rate_limited: this key made more tool calls than its limit per minute allows; retry in ${ctx.retryInSeconds} s`);
+    }
     if (!tool) {
       done('denied');
       if (known) return fail(refusal(known, ctx) ?? `forbidden: ${known.name} is not available`);
-      return fail(`not_found: no tool ${request.params.name}; the tools of this session are ${[...allowed.keys()].join(', ')}`);
+      return fail(`not_found: no tool ${name}; the tools of this session are ${[...allowed.keys()].join(', ')}`);
     }
     try {
       const args = validate(tool.input, request.params.arguments ?? {});
@@ -140,7 +151,7 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
       return result;
     } catch (e) {
       done(toolOutcome(e));
-      return errorResult(e, ctx, tool.name);
+      return errorResult(e, ctx, tool.name, request.params.arguments);
     }
   });
   return [...allowed.keys()];

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { assertJsonObject, assertShallow, DomainError } from '@tt/domain';
-import { sendRpcError } from './host-guard.js';
+import { rpcIdOf, sendRpcError } from './host-guard.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -33,7 +33,7 @@ export const envelopeGuard: RequestHandler = (req, res, next) => {
   try {
     assertEnvelope(req.body);
   } catch (e) {
-    if (e instanceof DomainError) return sendRpcError(res, 400, e.message, e.message.startsWith('arguments:') ? -32602 : -32600);
+    if (e instanceof DomainError) return sendRpcError(res, 400, e.message, e.message.startsWith('arguments:') ? -32602 : -32600, rpcIdOf(req.body));
     return next(e);
   }
   next();

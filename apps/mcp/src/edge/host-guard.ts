@@ -1,9 +1,20 @@
 import type { RequestHandler, Response } from 'express';
 import { type AllowedOrigins, originAllowed } from './cors.js';
 
-/** Answers with a JSON-RPC error object, as MCP clients expect on the MCP endpoint. */
-export function sendRpcError(res: Response, status: number, message: string, code = -32000): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+export type RpcId = string | number | null;
+
+/** The id of a JSON-RPC request body, so that an error answers it (null for a batch, a notification or no body). */
+export function rpcIdOf(body: unknown): RpcId {
+  const id = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * Answers with a JSON-RPC error object, as MCP clients expect on the MCP endpoint, carrying the request's id when the
+ * body was read (a 2026-07-28 client matches errors to requests by id).
+ */
+export function sendRpcError(res: Response, status: number, message: string, code = -32000, id: RpcId = null, data?: unknown): void {
+  res.status(status).json({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
 }
 
 function hostnameOf(url: string): string | undefined {

@@ -1,0 +1,106 @@
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler,
+  type JSONRPCMessage,
+  type McpServer,
+  type ServerEventBus,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UnsupportedProtocolVersionError,
+} from '@modelcontextprotocol/server';
+import type { Request, Response } from 'express';
+import type { Era } from '../server.js';
+import type { ToolContext } from '../tool.js';
+import { rpcIdOf, sendRpcError } from './host-guard.js';
+
+/** The revisions the gateway speaks, newest first: 2026-07-28 and every 2025-era revision the SDK serves. */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+export const PROTOCOL_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+const CONTEXT = Symbol('tool-context');
+type Carrier = AuthInfo & { extra: { [CONTEXT]?: ToolContext } };
+
+export interface EraOptions {
+  /** Builds the request's server (one factory for both eras). */
+  build: (ctx: ToolContext, era: Era) => McpServer;
+  /** The change-event bus of `subscriptions/listen` (default: in the process). */
+  bus?: ServerEventBus | undefined;
+  /** Open listen streams at most, per process. */
+  maxSubscriptions?: number | undefined;
+  onerror: (err: Error) => void;
+}
+
+export interface EraEndpoint {
+  /** Serves one authenticated POST (body parsed) in the era it speaks. */
+  serve(req: Request, res: Response, ctx: ToolContext): Promise<void>;
+  /** Ends the 2026-07-28 side: open listen streams get their completion result, in-flight exchanges end. */
+  close(): Promise<void>;
+  bus: ServerEventBus;
+}
+
+/**
+ * Both eras on one URL, stateless. The body decides (SDK's classifyInboundRequest): a request carrying the
+ * 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (server/discover, envelope and Mcp-Method /
+ * Mcp-Name checks, cache hints, subscriptions/listen); anything else is a 2025-era request, served as before by a
+ * fresh server over a stateless Streamable HTTP transport answering JSON (not SSE), so 2025 clients see no change.
+ */
+export function eraEndpoint(o: EraOptions): EraEndpoint {
+  const modern = createMcpHandler(
+    ({ authInfo, era }) => {
+      const ctx = (authInfo as Carrier | undefined)?.extra[CONTEXT];
+      if (!ctx) throw new Error('MCP request without an authenticated context');
+      return o.build(ctx, era);
+    },
+    { legacy: 'reject', bus: o.bus, maxSubscriptions: o.maxSubscriptions, onerror: o.onerror },
+  );
+  const node = toNodeHandler(modern, { onerror: o.onerror });
+
+  return {
+    bus: modern.bus,
+    close: () => modern.close(),
+    async serve(req, res, ctx) {
+      const body: unknown = req.body;
+      const requested = req.get('mcp-protocol-version')?.trim();
+      const route = classifyInboundRequest({
+        httpMethod: 'POST', body,
+        protocolVersionHeader: requested, mcpMethodHeader: req.get('mcp-method'), mcpNameHeader: req.get('mcp-name'),
+      });
+      // A revision nobody speaks, in the header or the envelope: the spec's error, naming every revision we do.
+      const claimed = route.kind === 'modern' ? route.classification.revision : requested;
+      if (claimed !== undefined && !PROTOCOL_VERSIONS.includes(claimed) && route.kind !== 'reject') {
+        const err = new UnsupportedProtocolVersionError({ supported: [...PROTOCOL_VERSIONS], requested: claimed });
+        return sendRpcError(res, 400, err.message, err.code, rpcIdOf(body), err.data);
+      }
+      if (route.kind !== 'legacy') {
+        const carrier: Carrier = { token: '', clientId: ctx.actor.key.id, scopes: [...ctx.actor.key.scopes], extra: { [CONTEXT]: ctx } };
+        (req as Request & { auth?: AuthInfo }).auth = carrier;
+        return node(req, res, body);
+      }
+      await serveLegacy(o.build(ctx, 'legacy'), req, res);
+    },
+  };
+}
+
+async function serveLegacy(server: McpServer, req: Request, res: Response): Promise<void> {
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(legacyNotFound(message), options);
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+}
+
+/**
+ * A missing resource is -32002 on 2025-era revisions (their spec's code; clients of those revisions look for it). The
+ * SDK answers -32602 with `data: {uri}` on every revision, which is the 2026-07-28 rule, so the 2025 side renames it.
+ */
+function legacyNotFound(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || message.error.code !== -32602) return message;
+  const data = message.error.data as Record<string, unknown> | undefined;
+  if (!data || typeof data.uri !== 'string' || Object.keys(data).length !== 1) return message;
+  return { ...message, error: { ...message.error, code: -32002 } };
+}
