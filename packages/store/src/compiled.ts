@@ -58,3 +58,18 @@ export function named(db: Knex, sql: string, values: readonly unknown[]): Promis
   if (!name && names.size < MAX_NAMED) names.set(sql, (name = `tt_${++statements}`));
   return run(db, sql, values, name);
 }
+
+/**
+ * Statements of one family whose text varies with a request's shape (a task list: which filters, which order) but
+ * not with its values. Each distinct text is prepared, like `named`, up to `max` texts (past it a text runs
+ * unnamed), counted apart from `named`'s so no family crowds out the others. `prepare: false` runs a text unnamed:
+ * for a shape whose best plan depends on the values (the planner then plans each request with them).
+ */
+export function statementFamily(max: number): (db: Knex, sql: string, values: readonly unknown[], prepare: boolean) => Promise<Row[]> {
+  const family = new Map<string, string>();
+  return (db, sql, values, prepare) => {
+    let name = prepare ? family.get(sql) : undefined;
+    if (prepare && !name && family.size < max) family.set(sql, (name = `tt_${++statements}`));
+    return run(db, sql, values, name);
+  };
+}

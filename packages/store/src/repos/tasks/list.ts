@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PageRequest, PageResult, TaskFilter, TaskRecord } from '@tt/domain';
+import { statementFamily } from '../../compiled.js';
 import { parsePosition, position } from '../../position.js';
 import { num } from '../../util.js';
 import { SUMMARY_SELECT, TASK } from './columns.js';
@@ -155,10 +156,28 @@ export function taskListQueries(
   return { page: withMatches(combined), rows: withMatches(rows), count: withMatches(count), offset, counters };
 }
 
+/**
+ * Whether a filter's page statement is prepared. Its text depends only on the filter's shape (which filters, list
+ * lengths, order, cursor), so a prepared one is parsed and planned once per connection and shape; PostgreSQL then
+ * runs a generic plan once it finds that plan no costlier than the plans made for the values. That holds where
+ * every condition is an equality on an id or a small enum, whose estimate is the same for any value. It does not
+ * where the selectivity is in the value: a search text, labels, a date or time bound (`updatedSince` of a minute or
+ * of a year, `dueBefore`). A generic plan cannot tell those apart, and the plan for one value can read the whole
+ * workspace for another; those shapes are planned for their values at every request (their SQL is still the same).
+ */
+export function preparedShape(f: TaskFilter): boolean {
+  return !f.q && !f.labels?.length && f.updatedSince === undefined && !f.dueBefore && !f.dueAfter;
+}
+
+/** Distinct list texts prepared per connection at most (shapes past it run unnamed). */
+const MAX_LIST_SHAPES = 100;
+const listStatement = statementFamily(MAX_LIST_SHAPES);
+
 /** Runs the page query of a filter: rows, the position after the last one, and the exact total. */
 export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>> {
   const q = taskListQueries(db, f, page);
-  const all = (await q.page) as Row[];
+  const { sql, bindings } = q.page.toSQL();
+  const all = await listStatement(db, sql, bindings, preparedShape(f));
   const total = num(all[0]?.total);
   const rows = all.filter((r) => r.id !== null && r.id !== undefined);
   const more = rows.length > page.limit;
