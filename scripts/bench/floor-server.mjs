@@ -1,6 +1,8 @@
-// The floor: a bare Express + pg server answering GET /v1/tasks/{key} and GET /v1/tasks the cheapest honest way,
-// on the same database and indexes: one indexed key lookup for auth, then one indexed query for the answer (the
-// list's exact total counted in the same statement). No validation library, logging, rate limit or presenters.
+// The floor: a bare Express + pg server answering GET /v1/tasks/{key}, GET /v1/tasks, POST /v1/tasks and
+// PATCH /v1/tasks/{key} the cheapest honest way, on the same database, indexes and triggers: one indexed key lookup
+// for auth, then one statement for the answer (the list's exact total counted in the same statement; a create takes
+// the project's next number, inserts the task, its labels and its notification job in the outbox, and commits, all
+// in one statement). No validation library, logging, rate limit or presenters.
 //   DATABASE_URL=... PORT=... node scripts/bench/floor-server.mjs
 import { createHash } from 'node:crypto';
 import express from 'express';
@@ -44,6 +46,14 @@ app.get('/v1/tasks/:key', async (req, res) => {
   res.json({ data: rows[0] });
 });
 
+const ORDERS = {
+  created: 't.id',
+  position: 't.rank, t.id',
+  priority: "(case t.priority when 'highest' then 1 when 'high' then 2 when 'medium' then 3 when 'low' then 4 else 5 end), t.id",
+  dueDate: "coalesce(t.due_date, '9999-12-31'::date), t.id",
+  updated: 't.updated_at desc, t.id desc',
+};
+
 app.get('/v1/tasks', async (req, res) => {
   const key = await auth(req, res);
   if (!key) return;
@@ -67,8 +77,9 @@ app.get('/v1/tasks', async (req, res) => {
     const p = arg(q.q);
     where.push(`(t.search @@ (websearch_to_tsquery('simple', ${p}) || websearch_to_tsquery('english', ${p}) || websearch_to_tsquery('russian', ${p})) or t.key = upper(${p}))`);
   }
-  const order = q.orderBy === 'position' ? 't.rank, t.id' : 't.id';
-  const limit = arg(Math.min(Number(q.limit ?? 50), 500) + 1);
+  const order = ORDERS[q.orderBy ?? 'created'] ?? 't.id';
+  // The spec's default page: 100.
+  const limit = arg(Math.min(Number(q.limit ?? 100), 500) + 1);
   const sql = `select c.total, r.* from (select count(*) as total from tasks t where ${where.join(' and ')}) c
     left join lateral (select ${TASK} from tasks t join statuses s on s.id = t.status_id where ${where.join(' and ')} order by ${order} limit ${limit}) r on true`;
   const { rows } = await pool.query(sql, args);
@@ -76,6 +87,55 @@ app.get('/v1/tasks', async (req, res) => {
   const more = data.length > Number(args.at(-1)) - 1;
   if (more) data.pop();
   res.json({ data: data.map(({ total: _t, ...t }) => t), nextCursor: more ? data.at(-1).id : null, total: Number(rows[0]?.total ?? 0) });
+});
+
+// A create as the schema needs it: the board's project and first column, the project's counter, the task below the
+// column's last (the rank index), its labels, and a notification job for its assignees in the outbox (the worker
+// delivers it as it does the API's), in one statement that commits on its own. The triggers that keep the counters
+// and the search column run as for any insert. Nothing is checked beyond what the foreign keys check.
+const CREATE = `with b as (
+    select b.project_id, p.key as project_key,
+           (select s.id from statuses s where s.board_id = b.id order by s.position limit 1) as status_id
+    from boards b join projects p on p.id = b.project_id where b.id = $2 and b.workspace_id = $1),
+  seq as (update projects set task_seq = task_seq + 1 where id = (select project_id from b) returning task_seq),
+  top as (select rank from tasks where status_id = (select status_id from b) and archived_at is null order by rank desc, id desc limit 1),
+  ins as (insert into tasks (id, workspace_id, project_id, board_id, status_id, number, key, title, type, priority, assignee_id,
+                             assignee_ids, reporter_id, labels, rank, created_at, updated_at)
+          select $3, $1, b.project_id, $2, b.status_id, seq.task_seq, b.project_key || '-' || seq.task_seq, $4, 'task', 'medium', ($5::text[])[1],
+                 $5::text[], $6, $7::text[], coalesce((select rank from top), 0) + 1024, $8, $8
+          from b, seq returning *),
+  lab as (insert into labels (workspace_id, name) select $1, unnest($7::text[]) on conflict (workspace_id, name) do nothing),
+  job as (insert into outbox (name, payload, created_at)
+          select 'notify.assigned', jsonb_build_object('workspaceId', $1::text, 'taskId', ins.id, 'actorId', $6::text, 'userIds', array_remove($5::text[], $6::text)), $8
+          from ins where cardinality(array_remove($5::text[], $6::text)) > 0)
+  select ${TASK.replaceAll('t.', 'ins.')}, 0 as position from ins join statuses s on s.id = ins.status_id`;
+
+let seq = 0;
+const newId = () => `task_f${Date.now().toString(36)}${process.pid.toString(36)}${(++seq).toString(36).padStart(6, '0')}`;
+
+app.post('/v1/tasks', express.json(), async (req, res) => {
+  const key = await auth(req, res);
+  if (!key) return;
+  const b = req.body ?? {};
+  const assignees = Array.isArray(b.assigneeIds) ? b.assigneeIds : [];
+  const { rows } = await pool.query(CREATE, [key.workspace_id, b.boardId, newId(), String(b.title), assignees, key.user_id, b.labels ?? [], Date.now()]);
+  if (!rows[0]) return void res.status(404).json({ error: { code: 'not_found' } });
+  res.status(201).json({ data: rows[0] });
+});
+
+// A change of title and priority: one update that moves the version, by key, with the row back.
+app.patch('/v1/tasks/:key', express.json(), async (req, res) => {
+  const key = await auth(req, res);
+  if (!key) return;
+  const b = req.body ?? {};
+  const { rows } = await pool.query(
+    `with u as (update tasks t set title = coalesce($3, t.title), priority = coalesce($4, t.priority), updated_at = $5, version = t.version + 1
+                where t.workspace_id = $1 and t.key = $2 and t.archived_at is null returning t.*)
+     select ${TASK.replaceAll('t.', 'u.')} from u join statuses s on s.id = u.status_id`,
+    [key.workspace_id, req.params.key.toUpperCase(), b.title ?? null, b.priority ?? null, Date.now()],
+  );
+  if (!rows[0]) return void res.status(404).json({ error: { code: 'not_found' } });
+  res.json({ data: rows[0] });
 });
 
 // Through the pool, so it answers once the queries queued before it have run (the bench waits on it between turns).

@@ -1,0 +1,155 @@
+#!/usr/bin/env -S npx tsx
+// The whole matrix against the floor (scripts/bench/floor-server.mjs), in one run per size: GET /v1/tasks/{key},
+// GET /v1/tasks with every filter and order the spec offers, POST /v1/tasks and PATCH /v1/tasks/{key}, each scenario
+// alternating API, floor, API, floor, with the worker on (PostgreSQL + Redis) draining what both sides queue. Prints
+// req/s, p50/p99 and the ratio API / floor per row. A report, not a test: it fails only when requests fail.
+//   pnpm run build && pnpm run bench:matrix                          # 20 000 tasks
+//   BENCH_SIZES=20000,100000,1000000 BENCH_KEEP=1 pnpm run bench:matrix # the figures of docs/performance.md
+// Env: BENCH_SIZES (comma list, 20000), BENCH_ROUNDS (2), BENCH_DURATION (s per turn, 5), BENCH_WARMUP (s, 3),
+// BENCH_CONNECTIONS (10), BENCH_ONLY (a regular expression naming the scenarios), BENCH_KEEP=1 / BENCH_REUSE=1 (keep or
+// reuse the seeded database of each size, tt_bench_matrix_<size>), BENCH_REDIS_URL (redis://127.0.0.1:6379),
+// BENCH_DATABASE_URL, BENCH_NODE_ARGS.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { databaseUrl, nodeArgs, ROOT } from './lib.mjs';
+import { withSeededApi } from './seed.mjs';
+
+const SIZES = (process.env.BENCH_SIZES ?? '20000').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+const WRITE_TITLE = 'Matrix write';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+process.env.BENCH_REDIS_URL ??= 'redis://127.0.0.1:6379';
+// A queue of its own, so nothing else on this Redis is touched; the API and the worker read it from the environment.
+process.env.QUEUE_PREFIX = `tt-bench-${randomBytes(4).toString('hex')}`;
+
+async function startProcess(script, env, ready) {
+  const child = spawn(process.execPath, [...nodeArgs(), script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  for (let i = 0; ready && !(await fetch(ready).then((r) => r.ok, () => false)); i++) {
+    if (i > 300) throw new Error(`${script} did not start`);
+    await sleep(100);
+  }
+  return { stop: async () => (child.kill('SIGTERM'), await exited) };
+}
+
+async function closedLoop(base, token, request, duration) {
+  const r = await autocannon({
+    url: base, connections: CONNECTIONS, duration, timeout: 10, requests: [request],
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
+  await fetch(`${base}/health`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.errors + r.timeouts + r.non2xx };
+}
+
+async function run(size) {
+  await withSeededApi(`tt_bench_matrix_${size}`, size, async ({ api, db, workspaceId, userIds, token, columns }) => {
+    const port = 3900 + Math.floor(Math.random() * 500);
+    const floor = await startProcess(join(ROOT, 'scripts', 'bench', 'floor-server.mjs'), { DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), PORT: String(port) }, `http://127.0.0.1:${port}/ready`);
+    const worker = await startProcess(join(ROOT, 'apps', 'worker', 'dist', 'main.js'), {
+      DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), REDIS_URL: process.env.BENCH_REDIS_URL, WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+    });
+    const sides = { api: api.base, floor: `http://127.0.0.1:${port}` };
+    const pending = async () => Number((await db('outbox').whereNull('relayed_at').count({ n: '*' }).first()).n);
+    /** Until the worker has relayed every job and the database runs nothing else: each turn starts from the same state. */
+    const drained = async () => {
+      for (let i = 0; i < 1200 && ((await pending()) > 0 || (await active()) > 0); i++) await sleep(100);
+    };
+    const active = async () => Number((await db.raw(
+      "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() and backend_type = 'client backend' and query not ilike '%outbox%'",
+    )).rows[0].n);
+    try {
+      const keys = await db('tasks').where({ workspace_id: workspaceId }).whereNull('archived_at').orderByRaw('random()').limit(1000).pluck('key');
+      const boards = [...new Set(columns.map((c) => c.board_id))];
+      const me = userIds[0];
+      const since = Date.now() - 86_400_000;
+      const project = columns[20].project_id;
+      let k = 0;
+      let n = 0;
+      const list = (path) => ({ method: 'GET', path: `/v1/tasks?${path}` });
+      const scenarios = [
+        ['GET /tasks/{key}', { method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}` }) }],
+        ['GET /tasks (no filter)', list('limit=100')],
+        ['GET /tasks?projectId', list(`projectId=${project}&limit=100`)],
+        ['GET /tasks?projectId&category=todo', list(`projectId=${project}&category=todo&limit=100`)],
+        ['GET /tasks?category=progress', list('category=progress&limit=100')],
+        ['GET /tasks?assigneeId', list(`assigneeId=${userIds[7]}&limit=100`)],
+        ['GET /tasks?assigneeId=me&category=progress (my open tasks)', list(`assigneeId=${me}&category=progress&limit=100`)],
+        ['GET /tasks?label=a,b', list('label=backend,ux&limit=100')],
+        ['GET /tasks?statusId&orderBy=position', list(`statusId=${columns[3].status_id}&orderBy=position&limit=50`)],
+        ['GET /tasks?dueBefore', list('dueBefore=2025-02-01&limit=100')],
+        ['GET /tasks?updatedSince (24 h)', list(`updatedSince=${since}&limit=100`)],
+        ['GET /tasks?q=zeppelin', list('q=zeppelin&limit=100')],
+        ['GET /tasks?orderBy=priority', list('orderBy=priority&limit=100')],
+        ['GET /tasks?projectId&orderBy=dueDate', list(`projectId=${project}&orderBy=dueDate&limit=100`)],
+        ['GET /tasks?orderBy=updated', list('orderBy=updated&limit=100')],
+        ['POST /tasks', {
+          method: 'POST', path: '/v1/tasks',
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ title: `${WRITE_TITLE} ${++n}`, boardId: boards[n % boards.length], assigneeIds: [userIds[1 + (n % (userIds.length - 1))]], labels: ['perf'] }),
+          }),
+        }],
+        ['PATCH /tasks/{key}', {
+          method: 'PATCH',
+          setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}`, body: JSON.stringify({ title: `Renamed ${++n}`, priority: n % 2 ? 'high' : 'low' }) }),
+        }],
+      ];
+      const rows = [];
+      for (const [name, request] of scenarios) {
+        if (ONLY && !ONLY.test(name)) continue;
+        const turns = { api: [], floor: [] };
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const side of ['api', 'floor']) {
+            if (round === 0 && WARMUP > 0) {
+              await closedLoop(sides[side], token, request, WARMUP);
+              await drained();
+            }
+            turns[side].push(await closedLoop(sides[side], token, request, DURATION));
+            await drained();
+          }
+        }
+        const mean = (xs) => Math.round(xs.reduce((s, x) => s + x.rps, 0) / xs.length);
+        const worst = (xs, p) => Math.max(...xs.map((x) => x[p]));
+        const row = {
+          size, scenario: name, 'api req/s': mean(turns.api), 'api p50/p99': `${worst(turns.api, 'p50')}/${worst(turns.api, 'p99')}`,
+          'floor req/s': mean(turns.floor), 'floor p50/p99': `${worst(turns.floor, 'p50')}/${worst(turns.floor, 'p99')}`,
+          failed: [...turns.api, ...turns.floor].reduce((s, x) => s + x.bad, 0),
+        };
+        row.ratio = Number((row['api req/s'] / row['floor req/s']).toFixed(2));
+        rows.push(row);
+        console.log(`  ${size} ${name}: api ${row['api req/s']} req/s | floor ${row['floor req/s']} req/s | ratio ${row.ratio}${row.failed ? ` | ${row.failed} FAILED` : ''}`);
+      }
+      console.log(`\n${size} tasks, API vs floor, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s per side, alternating, worker on`);
+      console.log('| request | API req/s | API p50 / p99 ms | floor req/s | floor p50 / p99 ms | ratio |\n| --- | ---: | ---: | ---: | ---: | ---: |');
+      for (const r of rows) console.log(`| ${r.scenario} | ${r['api req/s']} | ${r['api p50/p99'].replace('/', ' / ')} | ${r['floor req/s']} | ${r['floor p50/p99'].replace('/', ' / ')} | ${r.ratio} |`);
+      if (rows.some((r) => r.failed > 0)) {
+        process.exitCode = 1;
+        console.error('some requests failed; see the failed column');
+      }
+    } finally {
+      await worker.stop();
+      await floor.stop();
+      // A kept database is reused by its task count: the tasks this run wrote go (their jobs have run).
+      if (process.env.BENCH_KEEP) await db('tasks').where('title', 'like', `${WRITE_TITLE} %`).delete();
+    }
+  });
+}
+
+try {
+  for (const size of SIZES) await run(size);
+} finally {
+  const redis = new Redis(process.env.BENCH_REDIS_URL);
+  try {
+    for await (const keys of redis.scanStream({ match: `${process.env.QUEUE_PREFIX}:*`, count: 1000 })) if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
