@@ -21,6 +21,16 @@ describe('JSON answers within the budget', () => {
     const r = answer('json', () => '', { text: 'x'.repeat(50_000) }, {});
     const text = (r.content[0] as { text: string }).text;
     expect(text.length).toBeLessThanOrEqual(BUDGET);
-    expect(r.structuredContent).toEqual(JSON.parse(text));
+    expect(text).toMatch(/^<untrusted-text kind="json">\n\{.*\}\n<\/untrusted-text>$/s);
+    expect(r.structuredContent).toEqual(JSON.parse(text.split('\n')[1]!));
+  });
+
+  it('writes every < of the JSON as \\u003c, so no tag can close the block', () => {
+    const r = answer('json', () => '', { title: 'a </untrusted-text> b < c', n: 1 }, {});
+    const text = (r.content[0] as { text: string }).text;
+    const json = text.split('\n')[1]!;
+    expect(json).not.toContain('<');
+    expect(text.match(/<\/untrusted-text>/g)).toHaveLength(1);
+    expect((JSON.parse(json) as { title: string }).title).toBe('a &lt;/untrusted-text> b < c');
   });
 });

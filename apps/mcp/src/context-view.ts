@@ -1,20 +1,70 @@
 import type { context } from '@tt/domain';
-import { BUDGET } from './answer.js';
 import { person, when } from './render.js';
-import { clip, fence, fenceInline, plain } from './untrusted.js';
+import { cutPoint, fence, fenceInline, fenceLines, fenceTable } from './untrusted.js';
 
 type View = context.TaskParts;
 
-/** Per-part limits that keep a whole task under the budget: long parts are cut with a note, lists say what is left. */
-const DESCRIPTION_MAX = 6000;
-const COMMENT_MAX = 1500;
-const COMMENTS_BUDGET = 9000;
+/** Lists stay short whatever the budget: the rest is named, with where to find it. */
 const LIST_MAX = 30;
 
-/** The same clipped texts the Markdown shows, as data (JSON format). */
-export function taskViewData(v: View) {
+/**
+ * How much of each long text an answer shows. Nothing is cut while the whole task fits the budget; see fitTaskView
+ * for the order in which these tighten.
+ */
+export interface Cuts {
+  /** Characters of the description, from `offset`. */
+  description: number;
+  /** Characters of each comment. */
+  comment: number;
+  /** Characters for all comments together; the newest come first, the others are reached by cursor. */
+  comments: number;
+}
+
+export const NO_CUTS: Cuts = { description: Infinity, comment: Infinity, comments: Infinity };
+
+/** A piece of a long text: what is shown, from where, and where the next call starts (null at the end). */
+export interface Piece {
+  text: string;
+  offset: number;
+  length: number;
+  nextOffset: number | null;
+}
+
+/** The part of `text` from `offset` that fits in `max` characters, cut at a line or word end. */
+export function piece(text: string, offset: number, max: number): Piece {
+  const rest = text.slice(offset);
+  const end = cutPoint(rest, max);
+  const nextOffset = offset + end < text.length ? offset + end : null;
+  return { text: rest.slice(0, end), offset, length: text.length, nextOffset };
+}
+
+/** The exact call that reads on, as the cut notes and the task:// resource name it. */
+export const readOn = (key: string, p: { offset: number; commentId?: string }): string =>
+  `get_task {task: "${key}", ${p.commentId ? `commentId: "${p.commentId}", ` : ''}offset: ${p.offset}}`;
+
+/** The note after a cut text; "cut" reads as it always has, the call is new. */
+export const cutNote = (key: string, p: Piece, commentId?: string): string =>
+  p.nextOffset === null ? '' : `[… ${p.length - p.nextOffset} more characters cut here; read on with ${readOn(key, { offset: p.nextOffset, ...(commentId ? { commentId } : {}) })}]`;
+
+/** The description and comments as the cuts leave them. */
+export function pieces(v: View, cuts: Cuts, offset: number) {
+  const description = v.description !== undefined ? piece(v.description, offset, cuts.description) : undefined;
+  const comments: Array<{ row: NonNullable<View['comments']>['rows'][number]; piece: Piece }> = [];
+  let used = 0;
+  for (const row of v.comments?.rows ?? []) {
+    const p = piece(row.text, 0, cuts.comment);
+    if (comments.length > 0 && used + p.text.length > cuts.comments) break;
+    comments.push({ row, piece: p });
+    used += p.text.length + 200;
+  }
+  return { description, comments };
+}
+
+/** The same texts the Markdown shows, as data (JSON format). */
+export function taskViewData(v: View, cuts: Cuts, offset: number) {
   const t = v.task;
   const author = (id: string) => v.users.get(id)?.login ?? null;
+  const { description, comments } = pieces(v, cuts, offset);
   return {
     task: {
       id: t.id, key: t.key, title: t.title, project: v.project, board: v.board, statusId: t.statusId, status: t.statusName,
@@ -22,40 +72,74 @@ export function taskViewData(v: View) {
       reporter: { id: t.reporterId, login: author(t.reporterId) }, labels: t.labels, dueDate: t.dueDate, parent: v.parent ? { id: v.parent.id, key: v.parent.key } : null,
       archived: t.archivedAt !== null, createdAt: t.createdAt, updatedAt: t.updatedAt,
     },
-    ...(v.description !== undefined ? { description: clip(v.description, DESCRIPTION_MAX).text } : {}),
+    ...(description ? { description: description.text } : {}),
     checklist: t.checklist.slice(0, LIST_MAX).map((c) => ({ id: c.id, text: c.text.slice(0, 300), done: c.done })),
     ...(v.subtasks ? { subtasks: v.subtasks.slice(0, LIST_MAX).map((s) => ({ id: s.id, key: s.key, title: s.title, status: s.statusName, category: s.statusCategory })) } : {}),
     ...(v.comments
-      ? { commentList: v.comments.rows.map((c) => ({ id: c.id, author: author(c.authorId), replyTo: c.replyTo, createdAt: c.createdAt, text: clip(c.text, COMMENT_MAX).text })) }
+      ? {
+        commentList: comments.map(({ row: c, piece: p }) => ({
+          id: c.id, author: author(c.authorId), replyTo: c.replyTo, createdAt: c.createdAt, text: p.text, length: p.length, nextOffset: p.nextOffset,
+        })),
+      }
       : {}),
     ...(v.docs ? { docs: v.docs.map((d) => ({ id: d.id, spaceId: d.spaceId, title: d.title, excerpt: d.excerpt, length: d.length })) } : {}),
     ...(v.agreements ? { agreements: v.agreements.slice(0, LIST_MAX) } : {}),
   };
 }
 
-/** The task as Markdown: server structure outside, human text in untrusted-text blocks. */
-export function renderTaskView(v: View): { text: string; shownComments: number } {
+const at = (v: View, id: string) => `@${v.users.get(id)?.login ?? id}`;
+
+/** The task's properties: ids, keys, logins, dates and enums outside; its names in one block. */
+function properties(v: View): string[] {
   const t = v.task;
-  const out: string[] = [`# ${t.key} (id ${t.id})`, '', `Title: ${fenceInline('title', t.title, { id: t.id })}`, '', '## Properties', ''];
-  const props: Array<[string, string]> = [
-    ['Project', v.project ? `${v.project.key} ${plain(v.project.name)} (${v.project.id})` : t.projectId],
-    ['Board', v.board ? `${plain(v.board.name)} (${v.board.id})` : t.boardId],
-    ['Column', `${plain(t.statusName)} (${t.statusCategory}, ${t.statusId})`],
-    ['Type / priority', `${t.type} / ${t.priority}`],
-    ['Assignees', t.assigneeIds.length ? t.assigneeIds.map((id) => person(v.users, id)).join(', ') : 'none'],
-    ['Reporter', person(v.users, t.reporterId)],
-    ['Labels', t.labels.length ? t.labels.map((l) => plain(l)).join(', ') : 'none'],
-    ['Due date', t.dueDate ?? 'none'],
-    ['Parent', v.parent ? `${v.parent.key} ${fenceInline('title', v.parent.title, { id: v.parent.id })}` : 'none'],
-    ['Archived', t.archivedAt === null ? 'no' : `yes, ${when(t.archivedAt)}`],
-    ['Created / updated', `${when(t.createdAt)} / ${when(t.updatedAt)}`],
+  const names = [
+    ...(v.project ? [`Project: ${v.project.name}`] : []), ...(v.board ? [`Board: ${v.board.name}`] : []), `Column: ${t.statusName}`,
+    `Assignees: ${t.assigneeIds.length ? t.assigneeIds.map((id) => person(v.users, id)).join(', ') : 'none'}`,
+    `Reporter: ${person(v.users, t.reporterId)}`, `Labels: ${t.labels.length ? t.labels.join(', ') : 'none'}`,
   ];
-  for (const [k, val] of props) out.push(`- **${k}:** ${val}`);
-  if (v.description !== undefined) {
-    out.push('', '## Description', '');
-    const d = clip(v.description, DESCRIPTION_MAX, 'cut to keep the answer short');
-    out.push(v.description ? fence('description', d.text, { id: t.id, author: `@${v.users.get(t.reporterId)?.login ?? t.reporterId}` }) : '_No description._');
+  return [
+    `- **Project:** ${v.project ? `${v.project.key} (${v.project.id})` : t.projectId}; board ${t.boardId}; column ${t.statusId} (${t.statusCategory})`,
+    `- **Type / priority:** ${t.type} / ${t.priority}`,
+    `- **Assignees:** ${t.assigneeIds.length ? t.assigneeIds.map((id) => at(v, id)).join(', ') : 'none'}; **reporter:** ${at(v, t.reporterId)}`,
+    `- **Due date:** ${t.dueDate ?? 'none'}`,
+    `- **Parent:** ${v.parent ? `${v.parent.key} ${fenceInline('title', v.parent.title, { id: v.parent.id })}` : 'none'}`,
+    `- **Archived:** ${t.archivedAt === null ? 'no' : `yes, ${when(t.archivedAt)}`}`,
+    `- **Created / updated:** ${when(t.createdAt)} / ${when(t.updatedAt)}`,
+    '', fenceLines('names', names, { id: t.id }),
+  ];
+}
+
+/** The task as Markdown: server structure outside, person-written text in untrusted-text blocks. */
+export function renderTaskView(v: View, cuts: Cuts = NO_CUTS, offset = 0): { text: string; shownComments: number; nextOffset: number | null } {
+  const t = v.task;
+  const out: string[] = [`# ${t.key} (id ${t.id})`, '', `Title: ${fenceInline('title', t.title, { id: t.id })}`, '', '## Properties', '', ...properties(v)];
+  const { description, comments } = pieces(v, cuts, offset);
+  if (description) {
+    const range = offset > 0 || description.nextOffset !== null ? ` (characters ${offset}-${offset + description.text.length} of ${description.length})` : '';
+    out.push('', `## Description${range}`, '');
+    if (!description.length) out.push('_No description._');
+    else if (!description.text) out.push(`_Nothing after character ${offset}: the description has ${description.length}._`);
+    else out.push(fence('description', description.text, { id: t.id, author: at(v, t.reporterId) }), ...(description.nextOffset !== null ? [cutNote(t.key, description)] : []));
   }
+  // A continuation (offset > 0) reads on in the description; the rest was in the first answer.
+  if (offset === 0) out.push(...rest(v));
+  if (v.comments) {
+    const c = v.comments;
+    const blocks = comments.map(({ row: cm, piece: p }) => {
+      const head = `### Comment ${cm.id} by ${at(v, cm.authorId)} at ${when(cm.createdAt)}${cm.replyTo ? `, in reply to ${cm.replyTo}` : ''}`;
+      const note = p.nextOffset !== null ? `\n${cutNote(t.key, p, cm.id)}` : '';
+      return `${head}\n\n${fence('comment', p.text, { id: cm.id, author: at(v, cm.authorId) })}${note}\n`;
+    });
+    const cursorNote = c.nextCursor ? `Older comments: call get_task with commentsCursor "${c.nextCursor}".` : 'No older comments.';
+    out.push('', `## Comments (newest first: ${comments.length} of ${c.total} shown)`, '', ...blocks, cursorNote);
+  }
+  return { text: out.join('\n').trimEnd() + '\n', shownComments: comments.length, nextOffset: description?.nextOffset ?? null };
+}
+
+/** Checklist, subtasks, linked pages and agreements: short lists, capped by count. */
+function rest(v: View): string[] {
+  const t = v.task;
+  const out: string[] = [];
   out.push('', `## Checklist (${t.checklist.filter((c) => c.done).length} of ${t.checklist.length} done)`, '');
   if (!t.checklist.length) out.push('_No checklist._');
   for (const c of t.checklist.slice(0, LIST_MAX)) out.push(`- [${c.done ? 'x' : ' '}] ${fenceInline('checklist-item', c.text.slice(0, 300), { id: c.id })}`);
@@ -63,7 +147,7 @@ export function renderTaskView(v: View): { text: string; shownComments: number }
   if (v.subtasks) {
     out.push('', `## Subtasks (${v.subtasks.length})`, '');
     if (!v.subtasks.length) out.push('_No subtasks you can see._');
-    for (const s of v.subtasks.slice(0, LIST_MAX)) out.push(`- **${s.key}** ${fenceInline('title', s.title, { id: s.id })} — ${plain(s.statusName)} (${s.statusCategory})`);
+    else out.push(fenceTable(['Key', 'Title', 'Column', 'Category'], v.subtasks.slice(0, LIST_MAX).map((s) => [s.key, s.title, s.statusName, s.statusCategory])));
     if (v.subtasks.length > LIST_MAX) out.push(`- … ${v.subtasks.length - LIST_MAX} more: search_tasks with parent ${t.key}`);
   }
   if (v.docs) {
@@ -78,29 +162,34 @@ export function renderTaskView(v: View): { text: string; shownComments: number }
     out.push('', `## Meeting agreements (${v.agreements.length})`, '');
     if (!v.agreements.length) out.push('_No meeting agreements._');
     for (const a of v.agreements.slice(0, LIST_MAX)) {
-      out.push(`- Meeting ${a.meetingId} on ${a.day} ${fenceInline('meeting-title', a.meetingTitle, { id: a.meetingId })}; owner ${plain(a.owner) || 'unassigned'}${a.due ? `, due ${a.due}` : ''}:`);
+      const owner = a.owner.trim() ? fenceInline('name', a.owner) : 'unassigned';
+      out.push(`- Meeting ${a.meetingId} on ${a.day} ${fenceInline('meeting-title', a.meetingTitle, { id: a.meetingId })}; ${a.due ? `due ${a.due}; ` : ''}owner ${owner}:`);
       out.push(`  ${fenceInline('agreement', a.text.slice(0, 500), { id: a.meetingId })}`);
     }
   }
-  if (v.comments) {
-    const c = v.comments;
-    const rest = BUDGET - 2000 - out.join('\n').length;
-    const room = Math.min(COMMENTS_BUDGET, rest);
-    const blocks: string[] = [];
-    let used = 0;
-    let shown = 0;
-    for (const cm of c.rows) {
-      const who = v.users.get(cm.authorId);
-      const head = `### Comment ${cm.id} by ${person(v.users, cm.authorId)} at ${when(cm.createdAt)}${cm.replyTo ? `, in reply to ${cm.replyTo}` : ''}`;
-      const block = `${head}\n\n${fence('comment', clip(cm.text, COMMENT_MAX, 'cut').text, { id: cm.id, author: `@${who?.login ?? cm.authorId}` })}\n`;
-      if (shown > 0 && used + block.length > room) break;
-      blocks.push(block);
-      used += block.length;
-      shown++;
-    }
-    const cursorNote = c.nextCursor ? `Older comments: call get_task with commentsCursor "${c.nextCursor}".` : 'No older comments.';
-    out.push('', `## Comments (newest first: ${shown} of ${c.total} shown)`, '', ...blocks, cursorNote);
-    return { text: out.join('\n').trimEnd() + '\n', shownComments: shown };
+  return out;
+}
+
+/** What an answer may hold, with room for the last guard's note. */
+const LIMIT = 19_500;
+const COMMENT_FALLBACK = 1500;
+const COMMENTS_FALLBACK = 9000;
+
+/**
+ * The cuts for one answer, loosest first: nothing is cut while the whole task fits; then each comment falls back to
+ * 1 500 characters (many comments); then the description gets the room the rest leaves, and the comments together
+ * 9 000. `size` measures an answer in the caller's format.
+ */
+export function fitCuts(size: (cuts: Cuts) => number): Cuts {
+  if (size(NO_CUTS) <= LIMIT) return NO_CUTS;
+  const fallback = { ...NO_CUTS, comment: COMMENT_FALLBACK };
+  if (size(fallback) <= LIMIT) return fallback;
+  const tight = { description: 0, comment: COMMENT_FALLBACK, comments: COMMENTS_FALLBACK };
+  let room = Math.max(1000, LIMIT - size(tight));
+  for (let i = 0; i < 4; i++) {
+    const over = size({ ...tight, description: room }) - LIMIT;
+    if (over <= 0 || room <= 1000) break;
+    room = Math.max(1000, room - over - 100);
   }
-  return { text: out.join('\n').trimEnd() + '\n', shownComments: 0 };
+  return { ...tight, description: room };
 }

@@ -1,5 +1,5 @@
 import type { Deps, Task, TaskSummary, UserRecord } from '@tt/domain';
-import { fenceInline, plain } from './untrusted.js';
+import { fenceLines, fenceTable, plain } from './untrusted.js';
 
 /** Compact Markdown for agents: one line per list item, keys and ids always shown so they can be passed back. */
 
@@ -12,40 +12,43 @@ export async function usersById(workspaceId: string, ids: Iterable<string | null
   return new Map(rows.map((u) => [u.id, u]));
 }
 
+/** A user's login (server-checked letters, digits, `.`, `-`, `_`: shown outside blocks), or the id of someone unknown. */
 export const login = (users: Users, id: string): string => {
   const u = users.get(id);
   return u ? `@${plain(u.login)}` : id;
 };
 
-/** A person as "Name (@login)". */
+/** A person as "Name (@login)": the name is person-written, so this goes inside a block. */
 export const person = (users: Users, id: string | null): string => {
   if (!id) return 'nobody';
   const u = users.get(id);
   return u ? `${plain(u.name)} (@${plain(u.login)})` : id;
 };
 
-const labelList = (labels: string[]): string => labels.map((l) => plain(l)).join(', ');
+const logins = (users: Users, ids: readonly string[], none: string): string => (ids.length ? ids.map((id) => login(users, id)).join(', ') : none);
 
-/** One line per task: key, fenced title, column, priority, type, assignees, labels, due date. */
-export function taskLine(t: TaskSummary, users: Users): string {
-  const parts = [`${plain(t.status.name)} (${t.status.category})`, t.priority, t.type];
-  parts.push(t.assigneeIds.length ? t.assigneeIds.map((id) => login(users, id)).join(', ') : 'unassigned');
-  if (t.labels.length) parts.push(`labels: ${labelList(t.labels)}`);
-  if (t.dueDate) parts.push(`due ${t.dueDate}`);
-  if (t.archived) parts.push('archived');
-  return `- **${t.key}** ${fenceInline('title', t.title, { id: t.id })} — ${parts.join(' · ')}`;
+/** Tasks as one table in one block: titles, column names and labels are person-written; a list costs one fence. */
+export function taskTable(list: readonly TaskSummary[], users: Users): string {
+  return fenceTable(
+    ['Key', 'Title', 'Column', 'Category', 'Priority', 'Type', 'Assignees', 'Labels', 'Due'],
+    list.map((t) => [
+      `${t.key}${t.archived ? ' (archived)' : ''}`, t.title, t.status.name, t.status.category, t.priority, t.type,
+      logins(users, t.assigneeIds, 'unassigned'), t.labels.join(', '), t.dueDate ?? '',
+    ]),
+  );
 }
 
 /** The task after a write: what it is now, at a glance; get_task gives the whole text. */
 export function taskCard(t: Task, users: Users): string {
   const done = t.checklist.filter((c) => c.done).length;
   return [
-    `**${t.key}** (id ${t.id}) ${fenceInline('title', t.title, { id: t.id })}`,
-    `- Column: ${plain(t.status.name)} (${t.status.category}), column id ${t.statusId}, board ${t.boardId}`,
+    `**${t.key}** (id ${t.id})`,
+    `- Column id ${t.statusId} (${t.status.category}), board ${t.boardId}`,
     `- Type: ${t.type}; priority: ${t.priority}`,
-    `- Assignees: ${t.assigneeIds.length ? t.assigneeIds.map((id) => login(users, id)).join(', ') : 'none'}`,
-    `- Labels: ${t.labels.length ? labelList(t.labels) : 'none'}; due date: ${t.dueDate ?? 'none'}; parent: ${t.parentId ?? 'none'}`,
+    `- Assignees: ${logins(users, t.assigneeIds, 'none')}`,
+    `- Due date: ${t.dueDate ?? 'none'}; parent: ${t.parentId ?? 'none'}`,
     `- Checklist: ${t.checklist.length ? `${done} of ${t.checklist.length} done` : 'none'}; linked pages: ${t.docIds.length ? t.docIds.join(', ') : 'none'}`,
+    fenceLines('names', [`Title: ${t.title}`, `Column: ${t.status.name}`, `Labels: ${t.labels.length ? t.labels.join(', ') : 'none'}`], { id: t.id }),
   ].join('\n');
 }
 

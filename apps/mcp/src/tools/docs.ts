@@ -3,7 +3,7 @@ import { type Actor, CreateDocInput, type Deps, docs, DomainError, invalid, mark
 import { answer, done, fitPage, Format, orNull } from '../answer.js';
 import { when } from '../render.js';
 import { defineTool, pageNote } from '../tool.js';
-import { clip, fence, fenceInline, plain } from '../untrusted.js';
+import { clip, fence, fenceInline, fenceLines } from '../untrusted.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 /** Characters of page text per get_doc answer; `offset` reads on. */
@@ -52,16 +52,16 @@ export const listDocs = defineTool({
     const fetch = (n: number) =>
       docs.listDocs(actor, { spaceId: space?.id, parentId: args.parent, taskId: args.task, q: args.query, limit: n, cursor: args.cursor }, deps);
     const render = (page: Awaited<ReturnType<typeof fetch>>) => {
-      const spaceName = new Map(spaces.map((s) => [s.id, s.name]));
       const depth = new Map<string, number>();
       const lines: string[] = [];
-      if (!space && !args.cursor) lines.push('Spaces:', ...spaces.map((s) => `- ${plain(s.name)} (${s.id})${s.description ? `: ${plain(s.description.slice(0, 200))}` : ''}`), '');
-      lines.push(space ? `Pages in ${plain(space.name)}:` : 'Pages:');
+      // Space names and descriptions are person-written: one block for the list of spaces.
+      if (!space && !args.cursor) lines.push('Spaces:', fenceLines('names', spaces.map((s) => `- ${s.name} (${s.id})${s.description ? `: ${s.description.slice(0, 200)}` : ''}`)), '');
+      lines.push(space ? `Pages in space ${space.id}:` : 'Pages:');
       let lastSpace = '';
       for (const d of page.data) {
         const level = d.parentId !== null && depth.has(d.parentId) ? depth.get(d.parentId)! + 1 : 0;
         depth.set(d.id, level);
-        if (!space && d.spaceId !== lastSpace) lines.push(`${plain(spaceName.get(d.spaceId) ?? d.spaceId)}:`);
+        if (!space && d.spaceId !== lastSpace) lines.push(`Space ${d.spaceId}:`);
         lastSpace = d.spaceId;
         const linked = d.taskIds.length ? `, linked to ${d.taskIds.length} task(s)` : '';
         lines.push(`${'  '.repeat(level)}- ${d.id}${linked}: ${fenceInline('doc-title', d.title, { id: d.id })}`);
@@ -149,7 +149,7 @@ export const createDoc = defineTool({
       );
       const keys = await taskKeys(actor, page.taskIds, deps);
       const linked = page.taskIds.length ? ` Linked to ${page.taskIds.map((id) => keys.get(id) ?? id).join(', ')}.` : '';
-      return done(`Created page ${page.id} in ${plain(space.name)}.${linked}`, { id: page.id, title: page.title, spaceId: page.spaceId, taskIds: page.taskIds });
+      return done(`Created page ${page.id} in space ${space.id}.${linked}`, { id: page.id, title: page.title, spaceId: page.spaceId, taskIds: page.taskIds });
     } catch (e) {
       if (e instanceof DomainError && e.message.startsWith('body.parentId')) throw invalid('parent', e.message.replace(/^body\.parentId: /, ''));
       if (e instanceof DomainError && e.message.startsWith('body.taskIds')) throw new DomainError(e.code, e.message.replace(/^body\.taskIds/, 'tasks') + '; search_tasks shows task keys');

@@ -4,12 +4,15 @@ import { answer, fitPage, Format, orNull } from '../answer.js';
 import { resolveBoard, resolveProject, resolveUsers } from '../resolve.js';
 import { when } from '../render.js';
 import { defineTool, pageNote, validate } from '../tool.js';
-import { clip, fence, fenceInline, plain } from '../untrusted.js';
+import { clip, fence, fenceInline, fenceLines, plain } from '../untrusted.js';
 import { assignees, card, labels, TaskWritten, WRITE } from './tasks-write.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 /** Replicas per answer when the transcript is asked for; transcriptFrom reads on. */
 const TRANSCRIPT_CHARS = 9000;
+/** The recorder's statuses; any other value came from an import and is fenced like a name. */
+const STATUSES = new Set(['recording', 'transcribing', 'done', 'failed']);
+const status = (s: string): string => (STATUSES.has(s) ? s : fenceInline('name', s));
 
 export const listMeetings = defineTool({
   name: 'list_meetings',
@@ -47,7 +50,7 @@ export const listMeetings = defineTool({
     const render = (page: Awaited<ReturnType<typeof fetch>>) => {
       const lines = page.data.map(
         (m) =>
-          `- ${m.id} — ${when(m.startedAt)}, ${plain(m.status)}${m.hasSummary ? ', summary' : ''}${m.transcriptReady ? ', transcript' : ''}: ` +
+          `- ${m.id} — ${when(m.startedAt)}, ${status(m.status)}${m.hasSummary ? ', summary' : ''}${m.transcriptReady ? ', transcript' : ''}: ` +
           fenceInline('meeting-title', m.title, { id: m.id }),
       );
       return page.data.length ? ['Meetings, newest first:', ...lines, '', pageNote(page.data.length, page.total, 'meeting', page.nextCursor)].join('\n') : 'No meetings match.';
@@ -107,24 +110,30 @@ export const getMeeting = defineTool({
     const agreements = items.map((a, index) => ({ index, text: a.text, owner: a.owner, due: a.due, taskId: a.taskId, taskKey: a.taskId ? (keys.get(a.taskId) ?? null) : null }));
     const out: string[] = [
       `# Meeting ${m.id}`, '', `Title: ${fenceInline('meeting-title', m.title, { id: m.id })}`,
-      `- **When:** ${when(m.startedAt)}${m.endedAt ? ` to ${when(m.endedAt)}` : ''}`, `- **Status:** ${plain(m.status)}`,
+      `- **When:** ${when(m.startedAt)}${m.endedAt ? ` to ${when(m.endedAt)}` : ''}; folder ${m.folderId ?? 'none'}; project ${m.projectId ?? 'none'}`, '',
+      // Status and link come from the recorder's import, participants are names: one block for the short strings.
+      fenceLines('names', [
+        `Status: ${m.status}`, `Participants (${m.participants.length}): ${m.participants.length ? m.participants.map(plain).join(', ') : 'none'}`,
+        ...(m.url ? [`Link: ${m.url}`] : []),
+      ], { id: m.id }),
     ];
-    if (m.participants.length) out.push(`- **Participants:** ${m.participants.map((p) => plain(p)).join(', ')}`);
-    if (m.url) out.push(`- **Link:** ${plain(m.url)}`);
     out.push('');
     if (!s) out.push('_No summary yet._', '');
     else {
       out.push('## Overview', '', s.overview ? fence('summary', clip(s.overview, 4000).text, { id: m.id }) : '_None._', '');
       if (s.topics.length) {
         out.push('## Topics', '');
-        for (const t of s.topics.slice(0, 30)) out.push(fence('topic', clip([`${t.title}`, ...t.points.map((p) => `- ${p}`)].join('\n'), 1500).text, { id: m.id }), '');
+        for (const t of s.topics.slice(0, 30)) out.push(fence('topic', clip([plain(t.title), ...t.points.map((p) => `- ${plain(p)}`)].join('\n'), 1500).text, { id: m.id }), '');
       }
       out.push('## Decisions', '', ...(s.decisions.length ? s.decisions.slice(0, 50).map((d) => `- ${fenceInline('decision', d.slice(0, 500), { id: m.id })}`) : ['_None._']), '');
       out.push('## Agreements', '');
       if (!agreements.length) out.push('_None._');
       for (const a of agreements) {
         const task = a.taskKey ? `task ${a.taskKey} (${a.taskId})` : 'no task yet';
-        out.push(`- Agreement ${a.index}: owner ${plain(a.owner) || 'unassigned'}${a.due ? `, due ${a.due}` : ''}; ${task}`, `  ${fenceInline('agreement', a.text.slice(0, 500), { id: `${m.id}#${a.index}` })}`);
+        out.push(
+          `- Agreement ${a.index}: ${a.due ? `due ${a.due}` : 'no due day'}; ${task}; owner ${a.owner.trim() ? fenceInline('name', a.owner) : 'unassigned'}`,
+          `  ${fenceInline('agreement', a.text.slice(0, 500), { id: `${m.id}#${a.index}` })}`,
+        );
       }
       out.push('');
     }
@@ -136,7 +145,8 @@ export const getMeeting = defineTool({
       let i = args.transcriptFrom;
       for (; i < t.replicas.length; i++) {
         const r = t.replicas[i]!;
-        const line = `[${r.start}] ${r.speaker}: ${r.text.replace(/\s*\n\s*/g, ' ').slice(0, 2000)}`;
+        // One line per replica whatever the speaker's name or the text hold: a line break cannot forge a replica.
+        const line = `[${r.start}] ${plain(r.speaker)}: ${plain(r.text).slice(0, 2000)}`;
         if (lines.length && used + line.length > TRANSCRIPT_CHARS) break;
         lines.push(line);
         used += line.length + 1;
@@ -183,9 +193,10 @@ export const createTaskFromAgreement = defineTool({
       dueDate: args.dueDate, assigneeIds: args.assignees ? await resolveUsers(actor, args.assignees, deps, 'assignees') : undefined,
     }, deps);
     const o = r.owner;
-    const ownerNote = o.userId ? `Owner "${plain(o.name)}" assigned.`
-      : o.candidates.length ? `Owner "${plain(o.name)}" fits ${o.candidates.map((c) => `@${plain(c.login)}`).join(', ')}: left unassigned; use update_task to assign.`
-      : o.name.trim() && !args.assignees ? `Owner "${plain(o.name)}" matches nobody: left unassigned.` : '';
+    const owner = `Owner ${fenceInline('name', o.name)}`;
+    const ownerNote = o.userId ? `${owner} assigned.`
+      : o.candidates.length ? `${owner} fits ${o.candidates.map((c) => `@${plain(c.login)}`).join(', ')}: left unassigned; use update_task to assign.`
+      : o.name.trim() && !args.assignees ? `${owner} matches nobody: left unassigned.` : '';
     const res = await card(actor, r.task, deps, `Created ${r.task.key} (id ${r.task.id}) from agreement ${r.index} of meeting ${r.meetingId}. ${ownerNote}`.trim());
     return { ...res, structuredContent: { ...res.structuredContent, meetingId: r.meetingId, agreement: r.index, owner: { name: o.name, userId: o.userId } } };
   },

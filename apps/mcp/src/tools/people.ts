@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { people, SCOPES, today } from '@tt/domain';
-import { answer, Format, orNull } from '../answer.js';
+import { answer, done, Format, orNull } from '../answer.js';
 import { FULL_SESSION, TOOLSETS } from '../edge/session.js';
-import { defineTool, ok, pageNote } from '../tool.js';
-import { plain } from '../untrusted.js';
+import { defineTool, pageNote } from '../tool.js';
+import { fenceInline, fenceLines, fenceTable, plain } from '../untrusted.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');
@@ -30,8 +30,8 @@ export const whoami = defineTool({
     const day = today(actor.workspace.timezone, deps.now());
     const missing = SCOPES.filter((s) => !me.key.scopes.includes(s));
     const text = [
-      `You act as **${plain(me.user.name)}** (@${plain(me.user.login)}, id ${me.user.id})${me.user.role ? `, ${plain(me.user.role)}` : ''}${me.user.isAdmin ? ', company admin' : ''}.`,
-      `- Company: ${plain(me.workspace.name)} (id ${me.workspace.id})`,
+      `You act as @${plain(me.user.login)} (id ${me.user.id})${me.user.isAdmin ? ', company admin' : ''}, of company ${me.workspace.id}.`,
+      fenceLines('names', [`Name: ${me.user.name}`, `Job title: ${me.user.role || 'none'}`, `Company: ${me.workspace.name}`], { id: me.user.id }),
       `- Today: ${day} in the workspace time zone ${actor.workspace.timezone}`,
       `- Session: ${session.readOnly ? 'read-only' : 'read and write'}; toolsets: ${session.toolsets ? session.toolsets.join(', ') : 'all'}`,
       `- Key: ${me.key.id}; rights: ${me.key.scopes.length ? me.key.scopes.join(', ') : 'none (read projects and users only)'}`,
@@ -39,7 +39,7 @@ export const whoami = defineTool({
       `- Projects: ${me.key.projectIds === null ? 'all' : me.key.projectIds.join(', ')}`,
       `- Request limit: ${me.rateLimitPerMinute} per minute (shared with the REST API)`,
     ].join('\n');
-    return ok(text, {
+    return done(text, {
       user: { id: me.user.id, name: me.user.name, login: me.user.login, role: me.user.role, isAdmin: me.user.isAdmin },
       company: me.workspace,
       key: me.key,
@@ -72,9 +72,10 @@ export const listUsers = defineTool({
   async run(args, { actor, deps }) {
     const page = await people.listUsers(actor, { q: args.query, limit: args.limit, cursor: args.cursor }, deps);
     const users = page.data.map((u) => ({ id: u.id, name: u.name, login: u.login, role: u.role, isAdmin: u.isAdmin }));
-    const lines = users.map((u) => `- ${plain(u.name)} (@${plain(u.login)}) — ${plain(u.role) || 'no job title'}${u.isAdmin ? ' · admin' : ''} · id ${u.id}`);
-    lines.push('', pageNote(users.length, page.total, 'user', page.nextCursor));
+    // One table in one block: names and job titles are person-written, and a page of 100 costs one fence.
+    const table = fenceTable(['Name', 'Login', 'Job title', 'Admin', 'Id'], users.map((u) => [u.name, `@${u.login}`, u.role, u.isAdmin ? 'admin' : '', u.id]));
+    const lines = ['Users:', table, '', pageNote(users.length, page.total, 'user', page.nextCursor)];
     const data = { format: args.format, users, total: page.total, nextCursor: page.nextCursor };
-    return answer(args.format, () => (users.length ? lines.join('\n') : args.query ? `No users match "${plain(args.query)}".` : 'No users.'), data, data);
+    return answer(args.format, () => (users.length ? lines.join('\n') : args.query ? `No users match ${fenceInline('name', args.query)}.` : 'No users.'), data, data);
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canSeeBoard, presentBoard, projects } from '@tt/domain';
 import { answer, Format, orNull } from '../answer.js';
 import { defineTool, pageNote } from '../tool.js';
-import { plain } from '../untrusted.js';
+import { fenceLines, plain } from '../untrusted.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');
@@ -43,18 +43,17 @@ export const listProjects = defineTool({
       id: p.id, key: p.key, name: p.name, description: p.description,
       boards: boards.filter((b) => b.projectId === p.id).map((b) => ({ id: b.id, name: b.name, columns: b.statuses })),
     }));
-    const lines: string[] = [];
+    // The whole page in one block: project, board and column names and descriptions are person-written.
+    const rows: string[] = [];
     for (const p of list) {
-      lines.push(`## ${p.key}: ${plain(p.name)} (id ${p.id})`);
-      if (p.description) lines.push(plain(p.description.slice(0, 300)));
-      if (!p.boards.length) lines.push('- no boards you can see');
+      rows.push(`- Project ${p.key} (id ${p.id}): ${p.name}${p.description ? ` — ${p.description.slice(0, 300)}` : ''}`);
+      if (!p.boards.length) rows.push('  - no boards you can see');
       for (const b of p.boards) {
         const cols = b.columns.map((c) => `${plain(c.name)} [${c.id}, ${c.category}]`).join(' → ');
-        lines.push(`- Board ${plain(b.name)} (id ${b.id}): ${cols}`);
+        rows.push(`  - Board ${plain(b.name)} (id ${b.id}): ${cols}`);
       }
-      lines.push('');
     }
-    lines.push(pageNote(list.length, page.total, 'project', page.nextCursor));
+    const lines = ['Projects, their boards and columns (column [id, category]) in order:', fenceLines('names', rows), '', pageNote(list.length, page.total, 'project', page.nextCursor)];
     const data = { format: args.format, projects: list, total: page.total, nextCursor: page.nextCursor };
     return answer(args.format, () => (list.length ? lines.join('\n') : 'No projects visible to this key.'), data, data);
   },

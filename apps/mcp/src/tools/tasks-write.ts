@@ -4,7 +4,6 @@ import { done } from '../answer.js';
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
 import { taskCard, usersById } from '../render.js';
 import { defineTool, validate } from '../tool.js';
-import { plain } from '../untrusted.js';
 import { requestIdArg, withRequestId } from '../request-id.js';
 
 /** Argument schemas come from the domain's, so MCP cannot drift from REST's limits. */
@@ -134,6 +133,6 @@ export const moveTask = defineTool({
     const board = await resolveBoard(actor, task.boardId, deps);
     const column = resolveColumn(board, args.column, 'column');
     const moved = await tasks.moveTask(actor, task.id, { statusId: column.id, position: 0 }, deps);
-    return card(actor, moved, deps, `Moved ${moved.key} to ${plain(column.name)} (${column.category}).`);
+    return card(actor, moved, deps, `Moved ${moved.key} to column ${column.id} (${column.category}).`);
   },
 });

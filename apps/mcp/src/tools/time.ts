@@ -3,7 +3,7 @@ import { LogTimeInput, time, TimeReportQuery, TimeReportRow, type GroupBy } from
 import { answer, done, Format } from '../answer.js';
 import { resolveProject, resolveUsers } from '../resolve.js';
 import { defineTool, validate } from '../tool.js';
-import { plain } from '../untrusted.js';
+import { fenceTable } from '../untrusted.js';
 
 const hours = (seconds: number): string => `${Math.round((seconds / 3600) * 100) / 100}h`;
 
@@ -84,16 +84,17 @@ export const timeReport = defineTool({
       '',
     ];
     if (report.data.length) {
-      lines.push(`| ${[...head, 'Hours', 'Entries'].join(' | ')} |`, `|${' --- |'.repeat(head.length + 2)}`);
-      for (const row of rows) {
-        const cells = groupBy.map((g) => {
+      // One table in one block: names and task titles are person-written.
+      const cells = rows.map((row) => [
+        ...groupBy.map((g) => {
           if (g === 'user') return row.user?.name ?? '';
           if (g === 'task') return `${row.task?.key ?? ''} ${row.task?.title ?? ''}`.trim();
           if (g === 'project') return `${row.project?.key ?? ''} ${row.project?.name ?? ''}`.trim();
           return row.day?.date ?? '';
-        });
-        lines.push(`| ${[...cells.map((c) => plain(c).replace(/\|/g, '\\|')), String(row.hours), String(row.entries)].join(' | ')} |`);
-      }
+        }),
+        String(row.hours), String(row.entries),
+      ]);
+      lines.push(fenceTable([...head, 'Hours', 'Entries'], cells));
       if (report.data.length > rows.length) lines.push('', `${rows.length} of ${report.data.length} groups shown: narrow the period or the filters.`);
     } else lines.push('No time was logged in this period with these filters.');
     const head2 = { format: args.format, from: report.from, to: report.to, groupBy: report.groupBy, totalSeconds: report.totalSeconds, groups: report.data.length, shown: rows.length };

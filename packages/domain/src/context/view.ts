@@ -1,4 +1,4 @@
-import { decodeCursor, type Deps, encodeCursor, htmlToMarkdown } from '../shared/index.js';
+import { decodeCursor, type Deps, encodeCursor, htmlToMarkdown, missingRef } from '../shared/index.js';
 import type { CommentRecord } from '../comments/index.js';
 import { type Actor, hasScope, requireScope, type UserRecord } from '../keys/index.js';
 import { agreementsForTask } from '../meetings/index.js';
@@ -69,4 +69,16 @@ export async function taskView(actor: Actor, ref: string, o: TaskViewOptions, de
   const userIds = new Set<string>([task.reporterId, ...task.assigneeIds, ...(view.comments?.rows.map((c) => c.authorId) ?? [])]);
   view.users = new Map((await repos.users.byIds(actor.workspace.id, [...userIds])).map((u) => [u.id, u]));
   return view;
+}
+
+/** One comment of a task in full, with its author: for agents reading a long comment a part at a time. */
+export async function taskComment(
+  actor: Actor, ref: string, commentId: string, deps: Deps,
+): Promise<{ task: TaskRecord; comment: CommentRecord; author: UserRecord | undefined }> {
+  requireScope(actor, 'tasks:read');
+  const task = await visibleTask(actor, ref, deps.store);
+  const comment = await deps.store.comments.get(task.id, commentId);
+  if (!comment) throw missingRef('commentId', `comment ${commentId.slice(0, 100)} of task ${task.key}`);
+  const [author] = await deps.store.users.byIds(actor.workspace.id, [comment.authorId]);
+  return { task, comment, author };
 }

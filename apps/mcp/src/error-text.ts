@@ -1,0 +1,34 @@
+import { echo, plain } from './untrusted.js';
+
+/** The longest error text: a list of valid values stays readable, a flood does not pass. */
+const MAX = 1500;
+
+/** Every string inside the caller's arguments (values, and keys, which an unknown-argument error names). */
+function strings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) strings(v, out);
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      out.push(k);
+      strings(v, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * An error's text as it may reach the model: the caller's input it repeats (a column name, a reference) is cut to
+ * about 100 characters, and the whole is neutralised and put on one line, so an echoed `\n</untrusted-text>\nSYSTEM:`
+ * forges neither a line nor a block. Messages are built in the domain for REST too; this is the MCP edge.
+ */
+export function errorText(message: string, args?: unknown): string {
+  let text = message;
+  // Longest first, so a value that contains another is replaced whole.
+  const echoed = [...new Set(strings(args).flatMap((s) => [s, s.trim()]))].filter((s) => s.trim().length >= 3).sort((a, b) => b.length - a.length);
+  for (const s of echoed) {
+    const safe = echo(s);
+    if (safe !== s && text.includes(s)) text = text.split(s).join(safe);
+  }
+  const one = plain(text).replace(/\s+/g, ' ').trim();
+  return one.length <= MAX ? one : `${one.slice(0, MAX)}… (cut)`;
+}
