@@ -2,6 +2,7 @@ import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelc
 import { context, docs, DomainError, hasScope, ListTasksQuery, tasks } from '@tt/domain';
 import { bound } from './answer.js';
 import { fitCuts, renderTaskView } from './context-view.js';
+import { completers } from './prompts/args.js';
 import type { ToolContext } from './tool.js';
 import { cutPoint, echo, fence, fenceInline } from './untrusted.js';
 
@@ -14,6 +15,8 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
   const { actor, deps } = ctx;
   const toolsets = ctx.session?.toolsets ?? null;
   const offers = (set: 'tasks' | 'docs') => toolsets === null || toolsets.includes(set);
+  // completion/complete on the templates' variables: only what the key can see (prompts/args.ts).
+  const complete = completers(ctx);
   if (hasScope(actor, 'tasks:read') && offers('tasks')) {
     server.registerResource(
       'task',
@@ -23,6 +26,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
           const page = await tasks.listTasks(actor, ListTasksQuery.parse({ assigneeId: actor.user.id, category: 'todo,progress', orderBy: 'updated', limit: 50 }), deps);
           return { resources: page.data.map((t) => ({ uri: `task://${t.key}`, name: t.key, title: `${t.key} ${echo(t.title)}`, mimeType: 'text/markdown' })) };
         },
+        complete: { key: complete.task },
       }),
       { title: 'Task', description: 'A task by key (task://WEB-12) or id, as get_task shows it', mimeType: 'text/markdown' },
       async (uri, vars) => {
@@ -44,6 +48,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
           const page = await docs.listDocs(actor, { limit: 50 }, deps);
           return { resources: page.data.map((d) => ({ uri: `doc://${d.id}`, name: d.id, title: echo(d.title), mimeType: 'text/markdown' })) };
         },
+        complete: { id: complete.doc },
       }),
       { title: 'Documentation page', description: 'A documentation page by id (doc://<id>), first 15000 characters', mimeType: 'text/markdown' },
       async (uri, vars) => {

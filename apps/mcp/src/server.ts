@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
+import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources.js';
 import { addComment } from './tools/comments.js';
 import { createDoc, getDoc, listDocs, updateDoc } from './tools/docs.js';
@@ -72,7 +73,9 @@ export function buildMcpServer(ctx: ToolContext, era: Era = 'legacy'): McpServer
   );
   registerTools(server, TOOLS, ctx);
   registerResources(server, ctx);
-  // prompts and completions register here: registerPrompts(server, ctx, era); registerCompletions(server, ctx, era);
-  void era;
+  registerPrompts(server, ctx);
+  // 2026-07-28 clients hear of changes to task:// and doc:// on subscriptions/listen (src/subscriptions/); 2025 ones
+  // get no resources/subscribe: the gateway stays stateless there.
+  if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false } });
   return server;
 }
