@@ -37,8 +37,11 @@ export interface McpAppOptions {
    * the HTTP response. It may refuse (throw a DomainError: answered as a JSON-RPC error) or keep `res` to end the
    * stream later (revocation: `res.destroy()` ends it). Protocol traffic, so it spends no tool-call budget.
    */
-  beforeListen?: (req: Request, res: Response, ctx: ToolContext) => Promise<void> | void;
+  beforeListen?: (req: Request, res: Response, ctx: ToolContext) => Promise<ListenScope | void> | ListenScope | void;
 }
+
+/** What beforeListen may hand back: a wrapper the listen is served inside (the subscriptions tie the stream to its key there). */
+export type ListenScope = <T>(serve: () => Promise<T>) => Promise<T>;
 
 /** The MCP gateway as an Express app plus what ends its open streams (call `closeMcp` when the process drains). */
 export type McpApp = Express & { closeMcp(): Promise<void> };
@@ -100,8 +103,11 @@ export function createMcpApp(o: McpAppOptions): McpApp {
         actor: req.actor!, deps, log, requestId: req.id === undefined ? undefined : String(req.id), session, retryInSeconds: req.toolRetryIn,
       };
       try {
-        if (o.beforeListen && (req.body as { method?: unknown } | null)?.method === 'subscriptions/listen') await o.beforeListen(req, res, ctx);
-        await endpoint.serve(req, res, ctx);
+        let scope: ListenScope | void = undefined;
+        if (o.beforeListen && (req.body as { method?: unknown } | null)?.method === 'subscriptions/listen') scope = await o.beforeListen(req, res, ctx);
+        // beforeListen answered (a refusal in JSON-RPC): nothing more to serve.
+        if (res.headersSent) return;
+        await (scope ? scope(() => endpoint.serve(req, res, ctx)) : endpoint.serve(req, res, ctx));
       } catch (e) {
         next(e);
       }

@@ -4,8 +4,10 @@ import { createMcpApp, type McpAppOptions } from './app.js';
 import { allowedHosts, trustProxy } from './config.js';
 import { allowedOrigins } from './edge/cors.js';
 import { type OAuthSettings, oauthSettings } from './oauth/index.js';
+import { liveSubscriptions } from './subscriptions/index.js';
 
 export { createMcpApp, type McpAppOptions } from './app.js';
+export { liveSubscriptions, type LiveSubscriptions, type SubscriptionOptions } from './subscriptions/index.js';
 export { SERVER_INSTRUCTIONS } from './server.js';
 export { OAuthConfigShape, oauthSettings, type OAuthSettings } from './oauth/index.js';
 export { BrowserConfigShape } from './edge/cors.js';
@@ -45,7 +47,7 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
     allowedOrigins: allowedOrigins(process.env.MCP_ALLOWED_ORIGINS),
     metrics: opts.metrics === false ? false : { token: opts.metricsToken },
     oauth: opts.oauth ?? oauthSettings(process.env),
-    ...opts.subscriptions,
+    ...(opts.subscriptions ?? liveSubscriptions({ deps: runtime.deps, changes: runtime.changes, drain: runtime.drain, logger })),
   });
   const server = await listen(app, opts.port, opts.host);
   const addr = server.address();

@@ -1,0 +1,117 @@
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { type Change, type ChangeFeed, changeUri, type Deps, DomainError, keys, oauth } from '@tt/domain';
+import type { Drain } from '@tt/http';
+import { rpcIdOf, sendRpcError } from '../edge/host-guard.js';
+import type { ToolContext } from '../tool.js';
+import { type Stream, StreamRegistry } from './streams.js';
+import { visibleUri } from './watch.js';
+
+/**
+ * Live subscriptions (2026-07-28 `subscriptions/listen` with `resourceSubscriptions: ["task://KEY", "doc://ID"]`).
+ * The SDK's listen router owns the wire (acknowledgement, subscription ids, keep-alives, the completion result when
+ * the gateway drains); this module decides who may listen to what, and feeds each stream the changes its key may
+ * see, from the change feed every process publishes on (Redis pub/sub; in-process when embedded).
+ */
+export interface SubscriptionOptions {
+  deps: Deps;
+  changes: ChangeFeed;
+  drain?: Pick<Drain, 'draining'> | undefined;
+  logger: Logger;
+  /** Open streams per key (default 10), and per process (default 2000). */
+  perKey?: number;
+  perProcess?: number;
+  /** Resources one stream may watch (default 100). */
+  perStream?: number;
+}
+
+/** The seams McpAppOptions takes (`bus`, `maxSubscriptions`, `beforeListen`), and the registry for tests and figures. */
+export function liveSubscriptions(o: SubscriptionOptions) {
+  const perKey = o.perKey ?? 10;
+  const perStream = o.perStream ?? 100;
+  const registry = new StreamRegistry();
+  let unsubscribe: (() => void) | undefined;
+  const log = o.logger.child({ component: 'subscriptions' });
+  const follow = () => {
+    unsubscribe ??= o.changes.subscribe((c) => void onChange(c).catch((err: Error) => log.warn({ err: err.message }, 'change delivery failed')));
+  };
+
+  /** A change of a watched resource: streams in its workspace that still see it hear it; the others end. */
+  async function onChange(c: Change): Promise<void> {
+    if (c.kind === 'access') return recheck(c);
+    const uri = changeUri(c)!;
+    const streams = registry.watching(uri).filter((s) => s.actor.workspace.id === c.workspaceId);
+    if (!streams.length) return;
+    // One look per key (rights and projects are the key's; closed boards the user's), however many streams it has.
+    const byKey = new Map<string, Stream[]>();
+    for (const s of streams) byKey.set(s.actor.key.id, [...(byKey.get(s.actor.key.id) ?? []), s]);
+    await Promise.all([...byKey.values()].map(async (group) => {
+      const first = group[0]!;
+      const sees = (await visibleUri(first.actor, undefined, uri, o.deps)) === uri;
+      for (const s of group) (sees ? registry.deliver(s, uri) : registry.cut(s));
+    }));
+  }
+
+  /** Credentials may have stopped working: the streams concerned check theirs, one check per credential. */
+  async function recheck(c: Extract<Change, { kind: 'access' }>): Promise<void> {
+    const concerned = registry.streams().filter((s) =>
+      (c.keyId === undefined && c.userId === undefined && c.grantId === undefined) ||
+      s.actor.key.id === c.keyId || s.actor.user.id === c.userId || (c.grantId !== undefined && s.grantId === c.grantId));
+    const byCredential = new Map<string, Stream[]>();
+    for (const s of concerned) byCredential.set(`${s.authorization}|${s.ip}`, [...(byCredential.get(`${s.authorization}|${s.ip}`) ?? []), s]);
+    await Promise.all([...byCredential.values()].map(async (group) => {
+      const s = group[0]!;
+      const ok = await authenticate(s).then(() => true, (e: unknown) => (e instanceof DomainError && e.status < 500 ? false : Promise.reject(e)));
+      if (!ok) for (const g of group) registry.cut(g);
+    }));
+  }
+
+  const authenticate = (s: Stream) => (oauth.isAccessToken(s.authorization)
+    ? oauth.authenticateAccess({ authorization: s.authorization, ip: s.ip }, o.deps)
+    : keys.authenticate({ authorization: s.authorization, ip: s.ip, surface: 'mcp' }, o.deps));
+
+  async function beforeListen(req: Request, res: Response, ctx: ToolContext) {
+    const id = rpcIdOf(req.body);
+    const wanted = (req.body as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications?.resourceSubscriptions;
+    // A listen the SDK will refuse (no filter, a malformed one) goes on to get the SDK's answer.
+    if (wanted !== undefined && (!Array.isArray(wanted) || wanted.some((u) => typeof u !== 'string'))) return undefined;
+    const uris = [...new Set((wanted ?? []) as string[])];
+    if (o.drain?.draining) {
+      return sendRpcError(res, 503, 'This server is shutting down: send subscriptions/listen again (another replica answers)', -32603, id);
+    }
+    if (uris.length > perStream) {
+      return sendRpcError(res, 200, `Invalid params: resourceSubscriptions: at most ${perStream} resources per stream, not ${uris.length}`, -32602, id);
+    }
+    const watched = new Map<string, string>();
+    for (const uri of uris) {
+      const canonical = await visibleUri(ctx.actor, ctx.session, uri, o.deps);
+      // Missing and invisible answer alike (the spec's resource-not-found), so nothing leaks about what exists.
+      if (!canonical) return sendRpcError(res, 200, 'Resource not found', -32602, id, { uri });
+      watched.set(canonical, uri);
+    }
+    // Counted and registered with no wait in between, so concurrent listens of one key cannot pass the bound together.
+    if (registry.countForKey(ctx.actor.key.id) >= perKey) {
+      return sendRpcError(res, 200, `Subscription limit reached: this key has ${perKey} open streams, the most it may have; close one first`, -32603, id, { limit: perKey });
+    }
+    follow();
+    const stream: Stream = {
+      actor: ctx.actor, authorization: req.headers.authorization, ip: req.ip, grantId: req.oauthGrant?.id, watched, res,
+    };
+    registry.add(stream);
+    return <T>(serve: () => Promise<T>) => registry.scope(stream, serve);
+  }
+
+  return {
+    bus: registry,
+    maxSubscriptions: o.perProcess ?? 2000,
+    beforeListen,
+    registry,
+    /** Stops following the feed (the streams themselves end with the gateway's drain). */
+    close() {
+      unsubscribe?.();
+      unsubscribe = undefined;
+    },
+  };
+}
+
+export type LiveSubscriptions = ReturnType<typeof liveSubscriptions>;
