@@ -10,8 +10,8 @@ import pg from 'pg';
 
 pg.types.setTypeParser(20, Number);
 pg.types.setTypeParser(1082, (v) => v);
-// JIT off, as the API has it: the floor gets every setting that makes the same queries cheaper.
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c jit=off' });
+// JIT and parallel workers off, as the API has them: the floor gets every setting that makes the same queries cheaper.
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c jit=off -c max_parallel_workers_per_gather=0' });
 const app = express();
 app.set('query parser', 'simple');
 
