@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedErrorV2 } from '@modelcontextprotocol/client';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -219,6 +220,34 @@ describe.skipIf(!browserInfo.path)('MCP sign-in (OAuth 2.1) with the MCP SDK cli
     expect(text(task)).toContain('Set up the landing page');
     const who = await dcr.client.callTool({ name: 'whoami', arguments: {} });
     expect(text(who)).toContain('alice');
+  });
+
+  it('the v2 client pinned to 2026-07-28 signs in the same way (registration, consent, code) and the agent reads a task', async () => {
+    const landings: URLSearchParams[] = [];
+    const provider = new MemoryOAuthProvider({
+      redirectUrl: receiver.url,
+      clientName: 'OAuth test agent (v2, 2026-07-28)',
+      onRedirect: async (url) => {
+        const { page } = await consent(browser, url, { apiKey: svc.demoKey, decision: 'approve' });
+        landings.push(await receiver.next());
+        await page.close();
+      },
+    });
+    const options = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
+    const first = new ClientV2({ name: 'oauth-test-client-v2', version: '2.0.0' }, options);
+    await expect(first.connect(new TransportV2(mcpEndpoint(), { authProvider: provider }))).rejects.toThrow(UnauthorizedErrorV2);
+    expect(landings).toHaveLength(1);
+    expect(landings[0]!.get('code')).toBeTruthy();
+    const transport = new TransportV2(mcpEndpoint(), { authProvider: provider });
+    // The whole callback: the v2 client checks its iss against the issuer it discovered (RFC 9207).
+    await transport.finishAuth(landings[0]!);
+    const client = new ClientV2({ name: 'oauth-test-client-v2', version: '2.0.0' }, options);
+    await client.connect(transport);
+    expect(client.getProtocolEra()).toBe('modern');
+    const task = await client.callTool({ name: 'get_task', arguments: { task: 'WEB-1' } });
+    expect(task.isError).toBeFalsy();
+    expect(text(task as CallToolResult)).toContain('WEB-1');
+    await client.close();
   });
 
   it('client-id metadata document over HTTPS: the URL is the client_id, no registration, and the agent reads a task', async () => {
