@@ -180,7 +180,7 @@ describe('agent jobs', () => {
     // The second run: the meeting shows every task, and a forced retry is refused naming the first task.
     const again = await a.call('get_meeting', { meeting: meetingId });
     expect(again.sc.agreements.map((x: any) => x.taskKey)).toEqual(made.map((r) => r.sc.key));
-    expect(again.text).toContain(`Agreement 0: owner Bob, due 2026-11-09; task ${made[0]!.sc.key}`);
+    expect(again.text).toContain(`Agreement 0: due 2026-11-09; task ${made[0]!.sc.key} (${made[0]!.sc.id}); owner <untrusted-text kind="name">Bob</untrusted-text>`);
     const dup = await a.call('create_task_from_agreement', { meeting: meetingId, agreement: 0 });
     expect(dup.isError).toBe(true);
     expect(dup.text).toContain(`already has task ${made[0]!.sc.key}`);
@@ -239,7 +239,8 @@ describe('agent jobs', () => {
     expect(a.calls()).toBeLessThanOrEqual(4);
     const json = await a.call('get_task', { task: bigTaskKey, format: 'json' });
     expect(json.sc.docs[0].length).toBe(85_000 - 1);
-    expect(json.text).toBe(JSON.stringify(json.sc));
+    // The JSON format is one untrusted-text block whose JSON writes every < as \u003c.
+    expect(json.text).toBe(`<untrusted-text kind="json">\n${JSON.stringify(json.sc).replace(/</g, '\\u003c')}\n</untrusted-text>`);
     await a.close();
   });
 

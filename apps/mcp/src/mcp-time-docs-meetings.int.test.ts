@@ -141,7 +141,7 @@ describe('meeting tools', () => {
     expect((await call(client, 'list_meetings', { folder: 'personal' })).text).toBe('No meetings match.');
     const m = await call(client, 'get_meeting', { meeting: meetingId });
     expect(m.text).toContain('## Agreements');
-    expect(m.text).toContain(`- Agreement 0: owner Bob, due 2026-11-09; task ${task.key} (${task.id})`);
+    expect(m.text).toContain(`- Agreement 0: due 2026-11-09; task ${task.key} (${task.id}); owner <untrusted-text kind="name">Bob</untrusted-text>`);
     expect(m.text).toContain('>Write launch copy</untrusted-text>');
     expect(m.text).not.toContain('[00:00:02]');
     expect(m.text).toContain('includeTranscript');
@@ -161,7 +161,7 @@ describe('rights', () => {
     expect(withDocs.text).not.toContain('## Meeting agreements');
     const full = await call(await connect(fullKey), 'get_task', { task: task.key });
     expect(full.text).toContain('on 2026-11-02 <untrusted-text kind="meeting-title"');
-    expect(full.text).toContain('owner Bob, due 2026-11-09:');
+    expect(full.text).toContain('due 2026-11-09; owner <untrusted-text kind="name">Bob</untrusted-text>:');
     const bare = await call(await connect(tokens.tasksRead!), 'get_task', { task: task.key });
     expect(bare.text).not.toContain('Linked pages');
     expect(bare.text).not.toContain('Meeting agreements');

@@ -117,7 +117,8 @@ export const JSON_FENCE_CHARS = fenceJson('').length - 2;
 /** Caller input echoed in an error: neutralised, on one line, cut to about `max` characters. */
 export function echo(text: string, max = 100): string {
   const one = plain(text).replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, max)}… (${one.length - max} more characters)`;
+  // Three dots, not an ellipsis: NFKC would turn one into three when the error text is neutralised again.
+  return one.length <= max ? one : `${one.slice(0, max)}... (${one.length - max} more characters)`;
 }
 
 /** Cuts text to `max` characters at a line or word end, saying how much was left out. */
