@@ -1,0 +1,152 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Actor, comments, keys, people, projects, type Scope, SCOPES, tasks } from '@tt/domain';
+import { callTool, mcpFixture, type McpFixture } from './test/fixture.js';
+
+/*
+ * Long texts read to their last word over the SDK client: get_task cuts only when the whole answer would pass the
+ * budget, and every cut names the exact call that reads on (the note in the text, nextOffset in structured content).
+ */
+
+const BUDGET = 20_000;
+/** Numbered words up to `length` characters, so a lost, doubled or reordered piece shows. */
+const words = (prefix: string, length: number): string => {
+  const out: string[] = [];
+  for (let i = 1, n = 0; n < length; i++) {
+    const w = `${prefix}${String(i).padStart(5, '0')}`;
+    out.push(w);
+    n += w.length + 1;
+  }
+  return out.join(' ').slice(0, length).replace(/\s+\S*$/, '');
+};
+
+let fx: McpFixture;
+let client: Client;
+const DESCRIPTION = words('d', 30_000);
+const COMMENT = words('c', 18_000);
+let longKey: string;
+let commentedKey: string;
+let commentId: string;
+
+beforeAll(async () => {
+  fx = await mcpFixture();
+  const deps = fx.runtime.deps;
+  const ws = await people.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'UTC' }, deps);
+  const alice = await people.createUser(ws.id, { name: 'Alice', login: 'alice', role: '', isAdmin: true }, deps);
+  const key = await keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
+  const actor: Actor = {
+    workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },
+    user: { ...alice, workspaceId: ws.id, deletedAt: null },
+    key: { id: key.id, scopes: key.scopes as Scope[], projectIds: null },
+  };
+  const project = await projects.createProject(actor, { name: 'Website', key: 'WEB', description: '', template: 'simple' }, deps);
+  longKey = (await tasks.createTask(actor, { title: 'Long spec', projectId: project.id, descriptionText: DESCRIPTION }, deps)).key;
+  const commented = await tasks.createTask(actor, { title: 'Long discussion', projectId: project.id, descriptionText: words('s', 4000) }, deps);
+  commentedKey = commented.key;
+  await comments.addComment(actor, commented.id, { text: 'a short one first' }, deps);
+  commentId = (await comments.addComment(actor, commented.id, { text: COMMENT }, deps)).id;
+  await fx.start();
+  client = await fx.connect(key.token);
+}, 120_000);
+
+afterAll(() => fx?.close());
+
+/** The text of the one block of `kind` in an answer. */
+const block = (text: string, kind: string): string => {
+  const m = new RegExp(`<untrusted-text kind="${kind}"[^>]*>\\n([\\s\\S]*?)\\n</untrusted-text>`).exec(text);
+  expect(m, `a ${kind} block in:\n${text.slice(0, 500)}`).not.toBeNull();
+  return m![1]!;
+};
+
+/** The call a cut note names, parsed: `get_task {task: "WEB-1", commentId: "...", offset: N}`. */
+const noteCall = (text: string): { task: string; commentId?: string; offset: number } | null => {
+  const m = /read on with get_task \{task: "([^"]+)", (?:commentId: "([^"]+)", )?offset: (\d+)\}\]/.exec(text);
+  return m ? { task: m[1]!, ...(m[2] ? { commentId: m[2] } : {}), offset: Number(m[3]) } : null;
+};
+
+const split = (s: string) => s.split(/\s+/).filter(Boolean);
+
+describe('get_task reads long texts to the end', () => {
+  it('a 30 000-character description, through the cut notes, to its last word', async () => {
+    let r = await callTool(client, 'get_task', { task: longKey });
+    expect(r.text.length).toBeLessThanOrEqual(BUDGET);
+    let read = block(r.text, 'description');
+    let calls = 1;
+    for (let next = noteCall(r.text); next; next = noteCall(r.text)) {
+      expect(next.task).toBe(longKey);
+      expect((r.structuredContent as { nextOffset: number }).nextOffset).toBe(next.offset);
+      r = await callTool(client, 'get_task', next);
+      expect(r.isError).toBeFalsy();
+      expect(r.text.length).toBeLessThanOrEqual(BUDGET);
+      read += block(r.text, 'description');
+      calls++;
+    }
+    expect((r.structuredContent as { nextOffset: number | null }).nextOffset).toBeNull();
+    expect(split(read)).toEqual(split(DESCRIPTION));
+    expect(read.trimEnd().endsWith(split(DESCRIPTION).at(-1)!)).toBe(true);
+    expect(calls).toBe(2);
+  });
+
+  it('the same in format json, by structuredContent.nextOffset', async () => {
+    let offset: number | null = 0;
+    let read = '';
+    while (offset !== null) {
+      const r = await callTool(client, 'get_task', { task: longKey, offset, format: 'json' });
+      expect(r.text.length).toBeLessThanOrEqual(BUDGET);
+      const sc = r.structuredContent as { description: string; nextOffset: number | null; length: number };
+      read += sc.description;
+      offset = sc.nextOffset;
+    }
+    expect(split(read)).toEqual(split(DESCRIPTION));
+  });
+
+  it('an 18 000-character comment: cut in the task, then read in full by commentId', async () => {
+    const r = await callTool(client, 'get_task', { task: commentedKey });
+    expect(r.text.length).toBeLessThanOrEqual(BUDGET);
+    // The whole task does not fit, so comments fall back to 1 500 characters each; the description stays whole.
+    expect(noteCall(block(r.text, 'description'))).toBeNull();
+    const cut = (r.structuredContent as { comments: { cut: Array<{ id: string; nextOffset: number }> } }).comments.cut;
+    expect(cut.map((c) => c.id)).toEqual([commentId]);
+    let next = noteCall(r.text);
+    expect(next).toEqual({ task: commentedKey, commentId, offset: cut[0]!.nextOffset });
+    let read = new RegExp(`<untrusted-text kind="comment" id="${commentId}"[^>]*>\\n([\\s\\S]*?)\\n</untrusted-text>`).exec(r.text)![1]!;
+    let calls = 0;
+    while (next) {
+      const part = await callTool(client, 'get_task', next);
+      expect(part.isError).toBeFalsy();
+      expect(part.text.length).toBeLessThanOrEqual(BUDGET);
+      read += block(part.text, 'comment');
+      next = noteCall(part.text);
+      calls++;
+      if (!next) expect(part.text).toContain('End of the comment.');
+    }
+    expect(calls).toBe(1);
+    expect(split(read)).toEqual(split(COMMENT));
+    // From the start, the comment alone fits one answer.
+    const whole = await callTool(client, 'get_task', { task: commentedKey, commentId });
+    expect(split(block(whole.text, 'comment'))).toEqual(split(COMMENT));
+    expect((whole.structuredContent as { nextOffset: number | null }).nextOffset).toBeNull();
+  });
+
+  it('answers a task that fits whole without any cut', async () => {
+    const r = await callTool(client, 'get_task', { task: commentedKey, sections: ['comments'], comments: 1 });
+    expect(r.text).not.toContain('more characters cut');
+    expect(split(block(r.text, 'comment'))).toEqual(split(COMMENT));
+  });
+
+  it('the task:// resource names the same continuation', async () => {
+    const read = await client.readResource({ uri: `task://${longKey}` });
+    const text = (read.contents[0] as { text: string }).text;
+    expect(text.length).toBeLessThanOrEqual(BUDGET);
+    const next = noteCall(text);
+    expect(next?.task).toBe(longKey);
+    const r = await callTool(client, 'get_task', next!);
+    expect(split(block(text, 'description') + block(r.text, 'description'))).toEqual(split(DESCRIPTION));
+  });
+
+  it('refuses a comment of another task as not found', async () => {
+    const r = await callTool(client, 'get_task', { task: longKey, commentId });
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/^not_found: commentId: comment \S+ of task WEB-1 not found/);
+  });
+});
