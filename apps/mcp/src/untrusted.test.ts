@@ -107,3 +107,23 @@ describe('echo: caller input in errors', () => {
     expect(out).toMatch(/\.\.\. \(\d+ more characters\)$/);
   });
 });
+
+describe('the cost of fences (the figures in the MCP docs)', () => {
+  const id = 'task_01m8b79j0z580r92dpkxrms211';
+  const people = Array.from({ length: 100 }, (_, i) => ({ name: `Person ${i}`, role: `Engineer ${i}` }));
+  const bare = (rows: string[][]) => rows.map((r) => r.join('')).join('').length;
+
+  it('a list of 100 people: 200 inline blocks (name, job title) cost 9 000 characters; one table block costs 48', () => {
+    const rows = people.map((p) => [p.name, p.role]);
+    const inline = people.map((p) => fenceInline('name', p.name) + fenceInline('name', p.role)).join('').length - bare(rows);
+    expect(inline).toBe(9000);
+    const table = fenceTable(['Name', 'Job title'], rows);
+    const tableWithoutFence = table.replace(/^<untrusted-text kind="table">\n/, '').replace(/\n<\/untrusted-text>$/, '');
+    expect(table.length - tableWithoutFence.length).toBe(48);
+  });
+
+  it('a page of 100 tasks: a title block with the task id per row costs 8 300 characters; the table block 48', () => {
+    const perTitle = fenceInline('title', '', { id }).length;
+    expect(perTitle * 100).toBe(8300);
+  });
+});
