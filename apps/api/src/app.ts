@@ -18,6 +18,7 @@ import { contextRoutes } from './routes/context/context.routes.js';
 import { commentRoutes } from './routes/comments/comments.routes.js';
 import { notificationRoutes } from './routes/notifications/notifications.routes.js';
 import { timeRoutes } from './routes/time/time.routes.js';
+import { activityRoutes } from './routes/activity/activity.routes.js';
 
 export interface ApiDeps {
   deps: Deps;
@@ -70,6 +71,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   timeRoutes(routes);
   docRoutes(routes);
   meetingRoutes(routes);
+  activityRoutes(routes);
   // Paths carry their /v1 prefix, so the server is the host root.
   const openapi = buildOpenApi(registry, a.publicUrl ?? '/');
 

@@ -33,6 +33,7 @@ export function buildOpenApi(registry: OpenAPIRegistry, serverUrl: string): obje
       { name: 'Time', description: 'Time logs and reports' },
       { name: 'Documents', description: 'Documentation spaces and pages' },
       { name: 'Meetings', description: 'Recorded meetings, summaries and transcripts' },
+      { name: 'Activity', description: 'Who changed what, when, and through which key or agent' },
     ],
   });
 }

@@ -16,6 +16,7 @@ import { versionRepo } from './repos/versions.js';
 import { idempotencyRepo } from './repos/idempotency.js';
 import { oauthRepo } from './repos/oauth.js';
 import { taskKeyRepo } from './repos/task-keys.js';
+import { activityRepo, auditRepo } from './repos/activity.js';
 
 function repos(db: Knex): Omit<Repos, 'changes'> {
   return {
@@ -42,6 +43,8 @@ function repos(db: Knex): Omit<Repos, 'changes'> {
     webhooks: webhookRepo(db),
     oauth: oauthRepo(db),
     taskKeys: taskKeyRepo(db),
+    activity: activityRepo(db),
+    audit: auditRepo(db),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Deps } from '@tt/domain';
 import type { JobSystem } from '@tt/jobs';
 import type { Routes } from '../http/route.js';
+import { activityAdminRoutes } from '../routes/activity/activity.admin.routes.js';
 import { automationAdminRoutes } from '../routes/automations/automations.admin.routes.js';
 import { docAdminRoutes } from '../routes/docs/docs.admin.routes.js';
 import { keyAdminRoutes } from '../routes/keys/keys.admin.routes.js';
@@ -29,4 +30,5 @@ export function operatorRoutes(r: Routes, deps: Deps, jobs: JobSystem | undefine
   notificationAdminRoutes(r, deps);
   jobAdminRoutes(r, deps, jobs);
   webhookAdminRoutes(r, deps);
+  activityAdminRoutes(r, deps);
 }

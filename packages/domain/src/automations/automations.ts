@@ -81,7 +81,8 @@ async function ownerActor(rule: AutomationRecord, repos: Repos): Promise<Actor |
   const workspace = await repos.workspaces.get(rule.workspaceId);
   const user = await repos.users.get(rule.workspaceId, rule.ownerId);
   if (!workspace || !user || user.deletedAt !== null) return undefined;
-  return { workspace, user, key: { id: `automation:${rule.id}`, scopes: [...SCOPES], projectIds: null } };
+  const via = { channel: 'worker' as const, keyId: null, clientName: null, automationId: rule.id };
+  return { workspace, user, key: { id: `automation:${rule.id}`, scopes: [...SCOPES], projectIds: null }, via };
 }
 
 async function apply(actor: Actor, taskId: string, action: AutomationAction, deps: Deps, repos: Repos): Promise<void> {
@@ -107,7 +108,7 @@ async function apply(actor: Actor, taskId: string, action: AutomationAction, dep
       // Appended as is: existing items keep their ids (a checklist write through updateTask would renumber them).
       const items = action.items.map((i) => ({ id: deps.newId('chk'), text: i.text, done: i.done }));
       await repos.tasks.update(task.id, { checklist: [...task.checklist, ...items], updatedAt: deps.now() });
-      await taskChangeEvents(repos, deps, actor.user.id, task, (await repos.tasks.getAny(task.id)) ?? task);
+      await taskChangeEvents(repos, deps, actor, task, (await repos.tasks.getAny(task.id)) ?? task);
       return;
     }
     case 'comment':

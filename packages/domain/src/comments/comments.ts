@@ -1,8 +1,8 @@
 import {
-  decodeCursor, type Deps, encodeCursor, invalid, job, mentionedLogins, missingRef, type Page,
+  decodeCursor, type Deps, encodeCursor, invalid, job, mentionedLogins, missingRef, type Page, recordActivity, textMarker,
 } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
-import { assertActive, findVisibleTask, taskRefOf, visibleTask } from '../tasks/index.js';
+import { activityTask, assertActive, findVisibleTask, taskRefOf, visibleTask } from '../tasks/index.js';
 import { recordEvent } from '../webhooks/index.js';
 import { presentComment } from './present.js';
 import type { Comment, CreateCommentInput } from './schema.js';
@@ -50,6 +50,9 @@ export async function addComment(actor: Actor, ref: string, input: CreateComment
     await repos.tasks.update(task.id, { updatedAt: created.createdAt });
     await repos.outbox.add([
       job('notify.comment', { workspaceId: actor.workspace.id, taskId: task.id, commentId: created.id, actorId: actor.user.id }),
+    ]);
+    await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), 'comment.created', [
+      { field: 'comment', from: null, to: { id: created.id, replyTo: created.replyTo, text: textMarker(created.text) } },
     ]);
     await recordEvent(repos, deps, {
       workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created',

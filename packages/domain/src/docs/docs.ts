@@ -5,6 +5,7 @@ import { type Actor, requireScope } from '../keys/index.js';
 import { filterTaskId, findVisibleTask, withVisibleTaskIds } from '../tasks/index.js';
 import { checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
 import { recordEvent } from '../webhooks/index.js';
+import { recordDocActivity } from './activity.js';
 import type { DocRecord, DocSpaceRecord } from './ports.js';
 import type {
   CreateDocInput, CreateDocSpaceInput, Doc, DocSpace, DocSummary, ListDocsQuery, UpdateDocInput,
@@ -120,6 +121,7 @@ export async function createDocVersioned(actor: Actor, input: CreateDocInput, de
     await repos.versions.bump('task', taskIds); // their docIds changed
     await repos.docs.addLog({ docId: id, userId: actor.user.id, action: 'created', changes: ['title', 'content', ...(taskIds.length ? ['taskIds'] : [])], createdAt: now });
     const created = (await repos.docs.get(actor.workspace.id, id))!;
+    await recordDocActivity(repos, deps, actor, null, created);
     // Pages belong to no project: only subscriptions to every project hear of them.
     await recordEvent(repos, deps, { workspaceId: actor.workspace.id, projectId: null, type: 'doc.created', data: { actorId: actor.user.id, doc: presentDoc(created) } });
     return versionedDoc(actor, created, repos);
@@ -172,6 +174,7 @@ export async function updateDocVersioned(
     }
     await repos.docs.addLog({ docId: doc.id, userId: actor.user.id, action: 'updated', changes, createdAt: now });
     const updated = (await repos.docs.get(actor.workspace.id, doc.id))!;
+    await recordDocActivity(repos, deps, actor, doc, updated);
     await recordEvent(repos, deps, { workspaceId: actor.workspace.id, projectId: null, type: 'doc.updated', data: { actorId: actor.user.id, doc: presentDoc(updated), changes } });
     return versionedDoc(actor, updated, repos);
   });

@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/index.js';
+import { DomainError, type Via } from '../shared/index.js';
 import type { KeyRecord, UserRecord, WorkspaceRecord } from './ports.js';
 import type { Scope } from './schema.js';
 
@@ -12,6 +12,11 @@ export interface Actor {
    * key): its writes then skip the lookup. Undefined when not known (look them up).
    */
   webhooks?: boolean;
+  /**
+   * Through what the request came (REST, MCP, the worker, with the key and the OAuth client's name), set where the
+   * actor is made (key and token authentication, automations); the activity log records it with every change.
+   */
+  via?: Via;
 }
 
 export function hasScope(actor: Actor, scope: Scope): boolean {

@@ -68,5 +68,6 @@ export function checkKeyUse(found: KeyLookup | undefined, req: Pick<AuthRequest,
   if (!workspace.memberKeysEnabled && !user.isAdmin) {
     throw new DomainError('api_disabled', "An administrator has disabled members' API keys");
   }
-  return { workspace, user, key: { id: key.id, scopes: key.scopes, projectIds: key.projectIds }, webhooks };
+  const via = { channel: req.surface === 'mcp' ? ('mcp' as const) : ('rest' as const), keyId: key.id, clientName: null };
+  return { workspace, user, key: { id: key.id, scopes: key.scopes, projectIds: key.projectIds }, webhooks, via };
 }

@@ -1,4 +1,4 @@
-import { dayOf, type Deps, DomainError, invalid, LINE_BREAK, rejected, type Repos } from '../shared/index.js';
+import { dayOf, type Deps, DomainError, invalid, LINE_BREAK, recordActivity, rejected, type Repos } from '../shared/index.js';
 import { type Actor, requireScope, type UserRecord } from '../keys/index.js';
 import { usersByName } from '../people/index.js';
 import { createTaskIn, type CreateTaskInput, type Task, visibleTasksById } from '../tasks/index.js';
@@ -86,6 +86,10 @@ export async function createTaskFromAgreement(
     const task = await createTaskIn(actor, create, repos, deps);
     const next: MeetingSummaryRecord = { ...summary, actionItems: items.map((a, i) => (i === index ? { ...a, taskId: task.id } : a)) };
     await repos.meetings.recordAgreementTask(meeting.id, index, next);
+    const subject = { task: { id: task.id, key: task.key, projectId: task.projectId, boardId: task.boardId } };
+    await recordActivity(repos, deps, actor, actor.workspace.id, subject, 'task.created_from_agreement', [
+      { field: 'meeting', from: null, to: { id: meeting.id, title: meeting.title, agreement: index } },
+    ]);
     return { task, meetingId: meeting.id, index, owner };
   });
   deps.jobs.notify();

@@ -21,5 +21,6 @@ export async function authenticateAccess(
   if (found.token.expiresAt <= deps.now()) throw new DomainError('key_expired', 'The access token has expired; refresh it');
   const actor = checkKeyUse(found, { ip: req.ip, surface: 'mcp' }, deps);
   const scopes = found.grant.scopes.filter((s) => actor.key.scopes.includes(s));
-  return { actor: { ...actor, key: { ...actor.key, scopes } }, grant: found.grant, keyScopes: actor.key.scopes };
+  const via = { channel: 'mcp' as const, keyId: actor.key.id, clientName: found.grant.clientName };
+  return { actor: { ...actor, key: { ...actor.key, scopes }, via }, grant: found.grant, keyScopes: actor.key.scopes };
 }

@@ -16,4 +16,5 @@ export * from './period.js';
 export * from './plans.js';
 export * from './outbox.js';
 export * from './changes.js';
+export * from './activity.js';
 export type * from './store.js';

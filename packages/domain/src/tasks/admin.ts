@@ -1,4 +1,5 @@
-import { type Deps, notFound } from '../shared/index.js';
+import { type Deps, notFound, recordActivity } from '../shared/index.js';
+import { activityTask } from './activity.js';
 import { assertActive, presentFullTask } from './checks.js';
 import { taskEvent } from './events.js';
 import { presentAttachment } from './present.js';
@@ -12,6 +13,7 @@ export async function addAttachment(taskId: string, input: AttachmentInput, deps
     if (!task) throw notFound('Task');
     assertActive(task);
     const att = await repos.attachments.insert({ taskId: task.id, ...input });
+    await recordActivity(repos, deps, null, task.workspaceId, activityTask(task), 'attachment.added', [{ field: 'attachment', from: null, to: { id: att.id, name: att.name } }]);
     await repos.tasks.update(task.id, { updatedAt: deps.now() });
     return presentAttachment(att);
   });

@@ -77,7 +77,7 @@ export async function updateTaskVersioned(
 
     await repos.tasks.update(task.id, patch);
     if (jobs.length) await repos.outbox.add(jobs);
-    await taskChangeEvents(repos, deps, actor.user.id, task, await reloadRecord(task, repos));
+    await taskChangeEvents(repos, deps, actor, task, await reloadRecord(task, repos));
     // The old and the new parent show the change in their subtaskIds.
     if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
       await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
@@ -111,7 +111,7 @@ export async function moveTaskVersioned(
       doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
       updatedAt: now,
     });
-    await taskChangeEvents(repos, deps, actor.user.id, task, await reloadRecord(task, repos));
+    await taskChangeEvents(repos, deps, actor, task, await reloadRecord(task, repos));
     return versioned(actor, task, repos);
   });
   deps.jobs.notify();
@@ -129,7 +129,7 @@ export async function deleteTask(actor: Actor, ref: string, deps: Deps, opts?: W
     const { subtaskIds, docIds } = await repos.tasks.details(task, null);
     await repos.versions.bump('task', task.parentId === null ? subtaskIds : [task.parentId, ...subtaskIds]);
     await repos.versions.bump('doc', docIds);
-    await taskEvent(repos, deps, 'task.deleted', actor.user.id, task);
+    await taskEvent(repos, deps, 'task.deleted', actor, task);
     await repos.tasks.delete(task.id);
   });
   deps.jobs.notify();

@@ -111,6 +111,6 @@ async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps
 async function writeTask(actor: Actor, plan: TaskPlan, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
   if (plan.parentId !== null) await repos.versions.bump('task', [plan.parentId]); // its subtaskIds changed
   const { task, position } = await repos.tasks.append(plan.task, plan.projectKey, { labels: plan.labels, jobs: plan.jobs });
-  await taskEvent(repos, deps, 'task.created', actor.user.id, task, plan.subscriptions);
+  await taskEvent(repos, deps, 'task.created', actor, task, plan.subscriptions);
   return { data: presentTask(task, { subtaskIds: [], attachments: [], timeLogs: [], docIds: [], position }), version: task.version };
 }

@@ -1,9 +1,10 @@
-import type { Deps, Repos } from '../shared/index.js';
+import { type ActingAs, type Deps, type FieldChange, recordActivity, type Repos, viaOf } from '../shared/index.js';
 import { recordEvent, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
+import { activityTask, taskCreatedChanges, taskFieldChanges, taskMoveChanges } from './activity.js';
 import type { TaskRecord } from './ports.js';
 import { presentTaskSummary } from './present.js';
 
-/** A task's webhook events, recorded in the transaction of the change. */
+/** A task's webhook events and activity entries, recorded in the transaction of the change. */
 
 /** A task as events show it: the summary fields plus description and checklist (no extra queries). */
 export function webhookTask(t: TaskRecord): Record<string, unknown> {
@@ -17,24 +18,44 @@ export function webhookTask(t: TaskRecord): Record<string, unknown> {
 
 /** The few fields naming a task in comment and time events. */
 export const taskRefOf = (t: TaskRecord) => ({ id: t.id, key: t.key, projectId: t.projectId, title: t.title });
-/** task.created, task.archived, task.restored, task.deleted: the task as it is (or was, for deleted). */
-export function taskEvent(
-  repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, type: WebhookEventType, actorId: string | null, task: TaskRecord, known?: WebhookRecord[],
+
+/** The activity entry a webhook event carries: the same id, channel and changes the activity log shows. */
+const entryOf = (e: { id: string; changes: FieldChange[] }, actor: ActingAs | null) => ({
+  id: e.id, via: actor ? viaOf(actor) : { channel: 'operator', keyId: null, clientName: null }, changes: e.changes,
+});
+
+/**
+ * task.created, task.archived, task.restored, task.deleted: the task as it is (or was, for deleted). `actor` null is
+ * the operator.
+ */
+export async function taskEvent(
+  repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, type: WebhookEventType, actor: ActingAs | null, task: TaskRecord, known?: WebhookRecord[],
 ): Promise<number> {
-  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data: { actorId, task: webhookTask(task) } }, known);
+  const changes = type === 'task.created' ? taskCreatedChanges(task) : [];
+  const entry = await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), type, changes);
+  const data = { actorId: actor?.user.id ?? null, task: webhookTask(task), activity: entryOf(entry, actor) };
+  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, known);
 }
 
 const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, status: { name: t.statusName, category: t.statusCategory } });
 /**
  * After a task changed: task.updated with the changed field names and their previous values when fields changed, and
- * task.moved when its board, column or place in the column changed.
+ * task.moved when its board, column or place in the column changed; an activity entry for each.
  */
-export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actorId: string, before: TaskRecord, after: TaskRecord): Promise<void> {
+export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord): Promise<void> {
   const task = webhookTask(after);
+  const actorId = actor.user.id;
   const { changes, previous } = taskChanges(webhookTask(before), task);
   const base = { workspaceId: after.workspaceId, projectId: after.projectId };
-  if (changes.length) await recordEvent(repos, deps, { ...base, type: 'task.updated', data: { actorId, task, changes, previous } });
+  const fields = taskFieldChanges(before, after);
+  if (changes.length || fields.length) {
+    const entry = await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields);
+    await recordEvent(repos, deps, { ...base, type: 'task.updated', data: { actorId, task, changes, previous, activity: entryOf(entry, actor) } });
+  }
   if (before.statusId !== after.statusId || before.boardId !== after.boardId || before.rank !== after.rank) {
-    await recordEvent(repos, deps, { ...base, type: 'task.moved', data: { actorId, task, from: place(before), to: place(after) } });
+    // The task's earlier entries follow it: who may read them is who may read the task now.
+    if (before.boardId !== after.boardId) await repos.activity.moveTask(after.id, after.boardId);
+    const entry = await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.moved', taskMoveChanges(before, after));
+    await recordEvent(repos, deps, { ...base, type: 'task.moved', data: { actorId, task, from: place(before), to: place(after), activity: entryOf(entry, actor) } });
   }
 }

@@ -5,6 +5,7 @@ export * from './present.js';
 export * from './rank.js';
 export * from './lookup.js';
 export * from './events.js';
+export * from './activity.js';
 export * from './create.js';
 export * from './read.js';
 export * from './change.js';

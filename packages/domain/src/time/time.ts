@@ -1,6 +1,6 @@
-import { decodeCursor, type Deps, encodeCursor, type Page, reportPeriod, today, weekday } from '../shared/index.js';
+import { decodeCursor, type Deps, encodeCursor, type Page, recordActivity, reportPeriod, today, weekday } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
-import { assertActive, filterTaskId, presentTimeLog, taskRefOf, type TimeLog, visibleTask } from '../tasks/index.js';
+import { activityTask, assertActive, filterTaskId, presentTimeLog, taskRefOf, type TimeLog, visibleTask } from '../tasks/index.js';
 import { recordEvent } from '../webhooks/index.js';
 import type { TimeFilter } from './ports.js';
 import type { LogTimeInput, TimeEntriesQuery, TimeReport, TimeReportQuery, TimeReportRow } from './schema.js';
@@ -18,6 +18,10 @@ export async function logTime(actor: Actor, ref: string, input: LogTimeInput, de
       date: input.date ?? today(actor.workspace.timezone, now), note: input.note, createdAt: now,
     });
     await repos.tasks.update(task.id, { updatedAt: now });
+    await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), 'time.logged', [
+      { field: 'timeSpentSeconds', from: task.timeSpentSeconds, to: task.timeSpentSeconds + seconds },
+      { field: 'timeLog', from: null, to: { id: log.id, seconds, date: log.date } },
+    ]);
     await recordEvent(repos, deps, {
       workspaceId: task.workspaceId, projectId: task.projectId, type: 'time.logged',
       data: { actorId: actor.user.id, timeLog: presentTimeLog(log), task: taskRefOf(task) },

@@ -13,6 +13,7 @@ import * as activeLabels from './011-active-labels.js';
 import * as notifyCheck from './012-notify-check.js';
 import * as oauth from './013-oauth.js';
 import * as oauthClientUse from './014-oauth-client-use.js';
+import * as activity from './015-activity.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '012-notify-check': notifyCheck,
   '013-oauth': oauth,
   '014-oauth-client-use': oauthClientUse,
+  '015-activity': activity,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

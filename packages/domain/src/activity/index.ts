@@ -1,0 +1,4 @@
+/** Activity and audit: a task's history, the workspace's feed and the operator's audit log (writing is in the kernel). */
+export * from './schema.js';
+export * from './present.js';
+export * from './read.js';

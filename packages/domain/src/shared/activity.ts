@@ -1,0 +1,175 @@
+import type { PageRequest, PageResult } from './paging.js';
+import type { Deps } from './store.js';
+
+/*
+ * The activity log and the operator's audit log: what changed, who changed it and through what. The writing side
+ * lives in the kernel (like the change feed) because changes are made in every layer: keys and webhooks (layer 1),
+ * people and OAuth (2), tasks (3), comments, time, docs and meetings (4), automations (5). Entries are written in the
+ * transaction of the change, so a rollback leaves none. Reading, presenting and filtering live in `activity/`.
+ */
+
+export const CHANNELS = ['rest', 'mcp', 'worker', 'operator'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** Through what a change came: the channel, the key (none for the operator), the OAuth client's registered name. */
+export interface Via {
+  channel: Channel;
+  keyId: string | null;
+  clientName: string | null;
+  /** An automation's change: the rule that made it. */
+  automationId?: string | null;
+}
+
+/** One field's change. Long texts are recorded as a marker (their length), never in full. */
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** Who acted, as the recorders need it (an `Actor` fits; the kernel names no feature). */
+export interface ActingAs {
+  workspace: { id: string };
+  user: { id: string };
+  key: { id: string };
+  via?: Via | undefined;
+}
+
+export interface ActivityRecord {
+  id: string;
+  workspaceId: string;
+  at: number;
+  /** Null for the operator, who is no user. */
+  actorId: string | null;
+  channel: Channel;
+  keyId: string | null;
+  clientName: string | null;
+  automationId: string | null;
+  /** Visibility: a task's project and board, a page's space. */
+  projectId: string | null;
+  boardId: string | null;
+  spaceId: string | null;
+  taskId: string | null;
+  taskKey: string | null;
+  docId: string | null;
+  action: string;
+  changes: FieldChange[];
+}
+
+/** An entry as read: the actor's name and login joined. */
+export interface ActivityRow extends ActivityRecord {
+  actorName: string | null;
+  actorLogin: string | null;
+}
+
+/** What a reader may see (the key's projects; boards and spaces closed to `userId` are left out) and asked for. */
+export interface ActivityFilter {
+  workspaceId: string;
+  userId: string;
+  visibleProjectIds: string[] | null;
+  since?: number | undefined;
+  until?: number | undefined;
+  projectId?: string | undefined;
+  actorId?: string | undefined;
+  taskId?: string | undefined;
+}
+
+export interface AuditRecord {
+  id: string;
+  workspaceId: string | null;
+  at: number;
+  /** `operator` (the operator token) or `user`. */
+  actorKind: 'operator' | 'user';
+  actorId: string | null;
+  channel: Channel;
+  keyId: string | null;
+  clientName: string | null;
+  action: string;
+  targetType: string;
+  targetId: string;
+  /** Names, scopes, settings: never a secret. */
+  details: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  workspaceId?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  action?: string | undefined;
+}
+
+export interface ActivityRepo {
+  add(entries: ActivityRecord[]): Promise<void>;
+  list(filter: ActivityFilter, page: PageRequest): Promise<PageResult<ActivityRow>>;
+  /** A moved task's entries follow it to its new board (their visibility is the task's). */
+  moveTask(taskId: string, boardId: string): Promise<void>;
+  /** Retention: deletes entries older than `before`, at most `batch` at a time; returns how many. */
+  prune(before: number, batch: number): Promise<number>;
+}
+
+export interface AuditRepo {
+  add(entry: AuditRecord): Promise<void>;
+  list(filter: AuditFilter, page: PageRequest): Promise<PageResult<AuditRecord>>;
+  prune(before: number, batch: number): Promise<number>;
+}
+
+declare module './store.js' {
+  interface Repos {
+    activity: ActivityRepo;
+    audit: AuditRepo;
+  }
+}
+
+/** The channel of an actor built before `via` existed (tests, tools) is REST with its key. */
+export function viaOf(actor: ActingAs): Via {
+  return actor.via ?? { channel: 'rest', keyId: actor.key.id, clientName: null };
+}
+
+/** What an entry is about. */
+export type ActivitySubject =
+  | { task: { id: string; key: string; projectId: string; boardId: string } }
+  | { doc: { id: string; spaceId: string } };
+
+/** Records one activity entry for `actor` (null: the operator) in the current transaction. */
+export async function recordActivity(
+  repos: { activity: ActivityRepo },
+  deps: Pick<Deps, 'newId' | 'now'>,
+  actor: ActingAs | null,
+  workspaceId: string,
+  subject: ActivitySubject,
+  action: string,
+  changes: FieldChange[] = [],
+): Promise<ActivityRecord> {
+  const via = actor ? viaOf(actor) : { channel: 'operator' as const, keyId: null, clientName: null };
+  const entry: ActivityRecord = {
+    id: deps.newId('act'), workspaceId, at: deps.now(), actorId: actor?.user.id ?? null,
+    channel: via.channel, keyId: via.keyId, clientName: via.clientName, automationId: via.automationId ?? null,
+    projectId: 'task' in subject ? subject.task.projectId : null,
+    boardId: 'task' in subject ? subject.task.boardId : null,
+    spaceId: 'doc' in subject ? subject.doc.spaceId : null,
+    taskId: 'task' in subject ? subject.task.id : null,
+    taskKey: 'task' in subject ? subject.task.key : null,
+    docId: 'doc' in subject ? subject.doc.id : null,
+    action, changes,
+  };
+  await repos.activity.add([entry]);
+  return entry;
+}
+
+/** Records one audit entry in the current transaction; `actor` null is the operator token. */
+export async function recordAudit(
+  repos: { audit: AuditRepo },
+  deps: Pick<Deps, 'newId' | 'now'>,
+  actor: ActingAs | null,
+  e: { workspaceId: string | null; action: string; targetType: string; targetId: string; details?: Record<string, unknown> },
+): Promise<void> {
+  const via = actor ? viaOf(actor) : { channel: 'operator' as const, keyId: null, clientName: null };
+  await repos.audit.add({
+    id: deps.newId('aud'), workspaceId: e.workspaceId, at: deps.now(), actorKind: actor ? 'user' : 'operator', actorId: actor?.user.id ?? null,
+    channel: via.channel, keyId: via.keyId, clientName: via.clientName, action: e.action, targetType: e.targetType, targetId: e.targetId,
+    details: e.details ?? {},
+  });
+}
+
+/** A long text in a change: its length, never its words. */
+export const textMarker = (text: string): { characters: number } => ({ characters: text.length });

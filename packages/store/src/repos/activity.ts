@@ -1,0 +1,92 @@
+import type { Knex } from 'knex';
+import type { ActivityFilter, ActivityRecord, ActivityRow, AuditFilter, AuditRecord, Repos } from '@tt/domain';
+import { columnMap } from '../columns.js';
+import { pageNewestFirst } from '../util.js';
+
+type Row = Record<string, any>;
+
+// pg returns jsonb parsed; PGlite too. A string (an old driver setting) is parsed once here.
+const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+const jsonOut = (v: unknown) => JSON.stringify(v);
+
+const ACTIVITY = columnMap<ActivityRow>('activity', {
+  id: 'id', workspaceId: 'workspace_id', at: { column: 'at', read: Number }, actorId: 'actor_id', channel: 'channel', keyId: 'key_id',
+  clientName: 'client_name', automationId: 'automation_id', projectId: 'project_id', boardId: 'board_id', spaceId: 'space_id',
+  taskId: 'task_id', taskKey: 'task_key', docId: 'doc_id', action: 'action', changes: { column: 'changes', read: json, write: jsonOut },
+  actorName: { column: 'actor_name', readOnly: true }, actorLogin: { column: 'actor_login', readOnly: true },
+});
+const ACTIVITY_SELECT = [...ACTIVITY.select(), 'users.name as actor_name', 'users.login as actor_login'];
+
+const AUDIT = columnMap<AuditRecord>('audit_log', {
+  id: 'id', workspaceId: 'workspace_id', at: { column: 'at', read: Number }, actorKind: 'actor_kind', actorId: 'actor_id', channel: 'channel',
+  keyId: 'key_id', clientName: 'client_name', action: 'action', targetType: 'target_type', targetId: 'target_id',
+  details: { column: 'details', read: json, write: jsonOut },
+});
+
+/**
+ * The entries a reader may see: its workspace, its key's projects, and none of a board or space closed to the user.
+ * A page's entries have no project; a task's have no space. The filters name columns of one index each.
+ */
+function visible(db: Knex, f: ActivityFilter): Knex.QueryBuilder {
+  const q = db('activity').where('activity.workspace_id', f.workspaceId);
+  if (f.visibleProjectIds) {
+    const ids = f.visibleProjectIds;
+    q.where((w) => w.whereNull('activity.project_id').orWhereIn('activity.project_id', ids));
+  }
+  // Closed boards and spaces are few: a small anti-join list each, evaluated once per query.
+  const closed = (table: string) =>
+    db(table).select('id').where('workspace_id', f.workspaceId).whereNotNull('member_ids').whereRaw('not (? = any(member_ids))', [f.userId]);
+  q.where((w) => w.whereNull('activity.board_id').orWhereNotIn('activity.board_id', closed('boards')));
+  q.where((w) => w.whereNull('activity.space_id').orWhereNotIn('activity.space_id', closed('doc_spaces')));
+  if (f.taskId !== undefined) q.where('activity.task_id', f.taskId);
+  if (f.projectId !== undefined) q.where('activity.project_id', f.projectId);
+  if (f.actorId !== undefined) q.where('activity.actor_id', f.actorId);
+  if (f.since !== undefined) q.where('activity.at', '>=', f.since);
+  if (f.until !== undefined) q.where('activity.at', '<', f.until);
+  return q;
+}
+
+export function activityRepo(db: Knex): Repos['activity'] {
+  return {
+    async add(entries: ActivityRecord[]) {
+      if (entries.length) await db('activity').insert(entries.map((e) => ACTIVITY.write(e)));
+    },
+    list(f, page) {
+      return pageNewestFirst<Row, ActivityRow>(visible(db, f), { column: 'activity.at', id: 'activity.id', value: 'epoch' }, page, ACTIVITY.read, (q) =>
+        q.leftJoin('users', 'users.id', 'activity.actor_id').select(ACTIVITY_SELECT),
+      );
+    },
+    async moveTask(taskId, boardId) {
+      await db('activity').where({ task_id: taskId }).whereNot({ board_id: boardId }).update({ board_id: boardId });
+    },
+    async prune(before, batch) {
+      // Workspace by workspace, so each batch is a range of the feed index (no index on `at` alone to keep writes lean).
+      let n = 0;
+      for (const w of (await db('workspaces').select('id')) as Array<{ id: string }>) {
+        const ids = db('activity').select('id').where('workspace_id', w.id).where('at', '<', before).limit(batch);
+        n += (await db('activity').whereIn('id', ids).delete().returning('id')).length;
+      }
+      return n;
+    },
+  };
+}
+
+export function auditRepo(db: Knex): Repos['audit'] {
+  return {
+    async add(entry) {
+      await db('audit_log').insert(AUDIT.write(entry));
+    },
+    list(f: AuditFilter, page) {
+      const q = db('audit_log');
+      if (f.workspaceId !== undefined) q.where('audit_log.workspace_id', f.workspaceId);
+      if (f.action !== undefined) q.where('audit_log.action', f.action);
+      if (f.since !== undefined) q.where('audit_log.at', '>=', f.since);
+      if (f.until !== undefined) q.where('audit_log.at', '<', f.until);
+      return pageNewestFirst<Row, AuditRecord>(q, { column: 'audit_log.at', id: 'audit_log.id', value: 'epoch' }, page, AUDIT.read, (b) => b.select(AUDIT.select()));
+    },
+    async prune(before, batch) {
+      const ids = db('audit_log').select('id').where('at', '<', before).limit(batch);
+      return (await db('audit_log').whereIn('id', ids).delete().returning('id')).length;
+    },
+  };
+}
