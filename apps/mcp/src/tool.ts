@@ -142,7 +142,7 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
     if (!tool) {
       done('denied');
       if (known) return fail(refusal(known, ctx) ?? `forbidden: ${known.name} is not available`);
-      return fail(`not_found: no tool ${name}; the tools of this session are ${[...allowed.keys()].join(', ')}`);
+      return fail(`not_found: no tool ${name}; the tools of this session are ${[...allowed.keys()].join(', ')}`, name);
     }
     try {
       const args = validate(tool.input, request.params.arguments ?? {});
