@@ -116,7 +116,7 @@ export const getDoc = defineTool({
         `linked tasks: ${tasks.length ? tasks.map((t) => t.key).join(', ') : 'none'}`,
       '', `## Content (characters ${args.offset}-${args.offset + chunk.length} of ${markdown.length})`, '',
       chunk ? fence('page', chunk, { id: page.id, author: page.authorId }) : '_Empty._',
-      '', nextOffset !== null ? `More: call get_doc with offset ${nextOffset}.` : 'End of page.',
+      '', nextOffset !== null ? `More: read on with get_doc {doc: "${page.id}", offset: ${nextOffset}}.` : 'End of page.',
     ].join('\n');
     return answer(args.format, text, { ...index, content: clip(chunk, 9000).text }, index);
   },

@@ -154,7 +154,7 @@ export const getMeeting = defineTool({
       transcript = { replicas: t.replicas.length, from: args.transcriptFrom, shown: lines.length, nextFrom: i < t.replicas.length ? i : null };
       out.push(`## Transcript (replicas ${args.transcriptFrom}-${i - 1} of ${t.replicas.length})`, '');
       out.push(lines.length ? fence('transcript', lines.join('\n'), { id: m.id }) : '_No transcript._');
-      if (transcript.nextFrom !== null) out.push('', `More: call get_meeting with includeTranscript: true and transcriptFrom: ${transcript.nextFrom}.`);
+      if (transcript.nextFrom !== null) out.push('', `More: read on with get_meeting {meeting: "${m.id}", includeTranscript: true, transcriptFrom: ${transcript.nextFrom}}.`);
     } else if (m.transcriptReady) out.push('_A transcript is available: call again with includeTranscript: true._');
     const index = { format: args.format, id: m.id, agreements: agreements.map((a) => ({ index: a.index, taskId: a.taskId, taskKey: a.taskKey })), ...(transcript ? { transcript } : {}) };
     return answer(args.format, () => out.join('\n').trimEnd() + '\n', { ...index, meeting: { ...m, summary: s ? { overview: s.overview, topics: s.topics, decisions: s.decisions, generatedAt: s.generatedAt } : null }, agreements }, index);
