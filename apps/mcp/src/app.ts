@@ -99,6 +99,7 @@ export function createMcpApp(o: McpAppOptions): McpApp {
         return sendRpcError(res, 400, (e as Error).message, -32602, rpcIdOf(req.body));
       }
       const log = tracedLogger(req.log ?? o.logger, req.body);
+      if (log.isLevelEnabled('debug')) log.debug({ method: (req.body as { method?: unknown } | null)?.method }, 'mcp request');
       const ctx: ToolContext = {
         actor: req.actor!, deps, log, requestId: req.id === undefined ? undefined : String(req.id), session, retryInSeconds: req.toolRetryIn,
       };
