@@ -103,10 +103,10 @@ describe('subscriptions/listen', () => {
     await comments.addComment(actor, taskKey, { text: 'Looks good' }, deps);
     await p;
     p = s.next(uri);
-    await tasks.moveTask(actor, taskKey, { statusId: web.boards[0]!.statuses[1]!.id }, deps);
+    await tasks.moveTask(actor, taskKey, { statusId: web.boards[0]!.statuses[1]!.id, position: 0 }, deps);
     await p;
     p = s.next(uri);
-    await time.logTime(actor, taskKey, { minutes: 30 }, deps);
+    await time.logTime(actor, taskKey, { minutes: 30, note: '' }, deps);
     await p;
     p = s.next(`doc://${docId}`);
     await docs.updateDoc(actor, docId, { text: 'Check staging and production' }, deps);

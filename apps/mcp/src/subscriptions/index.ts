@@ -42,13 +42,20 @@ export function liveSubscriptions(o: SubscriptionOptions) {
     const uri = changeUri(c)!;
     const streams = registry.watching(uri).filter((s) => s.actor.workspace.id === c.workspaceId);
     if (!streams.length) return;
-    // One look per key (rights and projects are the key's; closed boards the user's), however many streams it has.
-    const byKey = new Map<string, Stream[]>();
-    for (const s of streams) byKey.set(s.actor.key.id, [...(byKey.get(s.actor.key.id) ?? []), s]);
-    await Promise.all([...byKey.values()].map(async (group) => {
+    // One look per way of seeing (the user, for closed boards; the key's projects and rights), however many keys
+    // and streams share it: a thousand streams of one person cost one query.
+    const byView = new Map<string, Stream[]>();
+    for (const s of streams) {
+      const view = `${s.actor.user.id}|${JSON.stringify(s.actor.key.projectIds)}|${[...s.actor.key.scopes].sort().join(',')}`;
+      byView.set(view, [...(byView.get(view) ?? []), s]);
+    }
+    await Promise.all([...byView.values()].map(async (group) => {
       const first = group[0]!;
       const sees = (await visibleUri(first.actor, undefined, uri, o.deps)) === uri;
-      for (const s of group) (sees ? registry.deliver(s, uri) : registry.cut(s));
+      for (const s of group) {
+        if (sees) registry.deliver(s, uri);
+        else registry.cut(s);
+      }
     }));
   }
 
