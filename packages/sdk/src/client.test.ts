@@ -39,6 +39,8 @@ const calls: Record<OperationId, (c: TaskTrackerClient) => Promise<unknown>> = {
   postMeetingsByIdActionItemsByIndexTask: (c) => c.meetings.createTaskFromAgreement('m1', 0, { title: 'From the agreement' }),
   getNotifications: (c) => c.notifications.list({ unread: true }),
   postNotificationsRead: (c) => c.notifications.markRead({ all: true }),
+  getTasksByRefActivity: (c) => c.tasks.activity('WEB-1', { limit: 5 }),
+  getActivity: (c) => c.activity.list({ since: '2026-11-23T00:00:00', projectId: 'WEB' }),
 };
 
 /** A fetch that answers every request with a generic page and records what was asked. */

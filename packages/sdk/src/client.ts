@@ -1,5 +1,6 @@
 import { HttpClient, type ClientOptions, type RequestOptions } from './http.js';
 import type { RateLimitInfo } from './errors.js';
+import { Activity } from './resources/activity.js';
 import { Labels, Teams, Users } from './resources/company.js';
 import { Docs } from './resources/docs.js';
 import { Meetings } from './resources/meetings.js';
@@ -30,6 +31,7 @@ export class TaskTrackerClient {
   readonly docs: Docs;
   readonly meetings: Meetings;
   readonly notifications: Notifications;
+  readonly activity: Activity;
 
   constructor(options: ClientOptions) {
     this.http = new HttpClient(options);
@@ -43,6 +45,7 @@ export class TaskTrackerClient {
     this.docs = new Docs(this.http);
     this.meetings = new Meetings(this.http);
     this.notifications = new Notifications(this.http);
+    this.activity = new Activity(this.http);
   }
 
   /** The key, its user, workspace, rights and rate limit. */

@@ -16,6 +16,7 @@ export { Time } from './resources/time.js';
 export { Docs } from './resources/docs.js';
 export { Meetings } from './resources/meetings.js';
 export { Notifications } from './resources/notifications.js';
+export { Activity } from './resources/activity.js';
 export { OperatorClient } from './operator.js';
 export type { OperatorClientOptions } from './operator.js';
 export type { RequestSpec } from './operations.js';

@@ -92,6 +92,12 @@ export const operations = {
     method: 'GET', path: '/v1/meetings/{id}/transcript', status: 200, response: 'TranscriptResponse', body: null, query: ['format'], text: 'text/plain',
   }),
 
+  // Activity
+  getTasksByRefActivity: op({ method: 'GET', path: '/v1/tasks/{ref}/activity', status: 200, response: 'ActivityPage', body: null, query: PAGE }),
+  getActivity: op({
+    method: 'GET', path: '/v1/activity', status: 200, response: 'ActivityPage', body: null, query: ['since', 'until', 'projectId', 'actorId', 'taskId', ...PAGE],
+  }),
+
   // Notifications
   getNotifications: op({ method: 'GET', path: '/v1/notifications', status: 200, response: 'NotificationPage', body: null, query: ['unread', ...PAGE] }),
   postNotificationsRead: op({

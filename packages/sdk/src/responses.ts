@@ -1,6 +1,6 @@
 import type { OperationId, Operations } from './operations.js';
 import type {
-  Board, Comment, Doc, DocSpace, DocSummary, KeyInfo, MarkReadResult, Meeting, MeetingFolder, MeetingWithSummary, Notification, Project,
+  ActivityEntry, Board, Comment, Doc, DocSpace, DocSummary, KeyInfo, MarkReadResult, Meeting, MeetingFolder, MeetingWithSummary, Notification, Project,
   ProjectWithBoards, Task, TaskContext, TaskSummary, Team, TimeLog, TimeReport, Transcript, User,
 } from './types.js';
 
@@ -44,6 +44,7 @@ export interface ResponseSchemas {
   TranscriptResponse: Envelope<Transcript>;
   AgreementTaskResponse: Envelope<Task>;
   NotificationPage: Page<Notification>;
+  ActivityPage: Page<ActivityEntry>;
   MarkReadResponse: Envelope<MarkReadResult>;
 }
 

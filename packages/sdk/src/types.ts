@@ -43,6 +43,9 @@ export type Replica = D.Replica;
 export type Notification = D.Notification;
 export type NotificationKind = D.NotificationKind;
 export type MarkReadResult = D.MarkReadResult;
+export type ActivityEntry = D.ActivityEntry;
+export type ActivityVia = z.output<typeof D.ActivityVia>;
+export type FieldChange = z.output<typeof D.FieldChangeSchema>;
 
 /** The `code` of an error answer, from the spec's error table. */
 export type ErrorCode = D.ErrorCode;
@@ -76,6 +79,10 @@ export type TimeEntriesParams = QueryOf<z.output<typeof D.TimeEntriesQuery>>;
 export type TimeReportParams = QueryOf<z.output<typeof D.TimeReportQuery>>;
 export type ListDocsParams = Simplify<Omit<QueryOf<z.output<typeof D.ListDocsQuery>>, 'updatedSince'> & MomentQuery>;
 export type ListMeetingsParams = QueryOf<z.output<typeof D.ListMeetingsQuery>>;
+export type TaskActivityParams = PageParams;
+export type ActivityParams = Simplify<
+  Omit<QueryOf<z.output<typeof D.ActivityQuery>>, 'since' | 'until'> & { since?: number | string | Date; until?: number | string | Date }
+>;
 export type ListNotificationsParams = QueryOf<z.output<typeof D.ListNotificationsQuery>>;
 
 // ---- Operator API (/admin/v1): the service's own interface for operators and tests ----

@@ -2,7 +2,7 @@ import { tagged, withIfMatch, type ConditionalOptions, type Tagged } from '../co
 import type { HttpClient, RequestOptions } from '../http.js';
 import type { Page } from '../responses.js';
 import type {
-  Comment, CreateCommentInput, CreateTaskInput, ListTasksParams, LogTimeInput, MoveTaskInput, PageParams, Task, TaskContext, TaskSummary,
+  ActivityEntry, Comment, CreateCommentInput, CreateTaskInput, ListTasksParams, LogTimeInput, MoveTaskInput, PageParams, Task, TaskContext, TaskSummary,
   TimeLog, UpdateTaskInput,
 } from '../types.js';
 
@@ -88,6 +88,16 @@ export class Tasks {
   /** Comments as the key's user; `@login` mentions and `replyTo` notify people. */
   async addComment(ref: string, input: CreateCommentInput, opts?: RequestOptions): Promise<Comment> {
     return (await this.http.call('postTasksByRefComments', { params: { ref }, body: input }, opts)).data;
+  }
+
+  /** One page of the task's history, newest first: who changed what, when, through which channel, key or agent. */
+  async activity(ref: string, params: PageParams = {}, opts?: RequestOptions): Promise<Page<ActivityEntry>> {
+    return this.http.call('getTasksByRefActivity', { params: { ref }, query: params }, opts);
+  }
+
+  /** The task's whole history, newest first. */
+  iterateActivity(ref: string, params: PageParams = {}, opts?: RequestOptions): AsyncGenerator<ActivityEntry, void, undefined> {
+    return this.http.items('getTasksByRefActivity', { params: { ref }, query: params }, opts);
   }
 
   /** Records time (`minutes` or `seconds`) on the task as the key's user. Needs `time:write`. */
