@@ -212,7 +212,9 @@ describe('agent jobs', () => {
     const relinked = await a.call('update_doc', { doc: onboardingId, tasks: [created.sc.key] });
     expect(relinked.sc.taskIds).toEqual([created.sc.id]);
     const ghost = await a.call('create_task', { title: 'X', project: projectKey, assignees: ['Alex'] });
-    expect(ghost.text).toMatch(/^invalid_request: assignees: "Alex" matches Alex Kim \(@akim, usr_\w+\) and Alex Lee/);
+    expect(ghost.text).toMatch(
+      /^invalid_request: assignees: "Alex" matches <untrusted-text kind="name">Alex Kim<\/untrusted-text> \(@akim, usr_\w+\) and <untrusted-text kind="name">Alex Lee</,
+    );
     await a.close();
   });
 

@@ -16,10 +16,27 @@ function strings(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+const NAME_OPEN = '<untrusted-text kind="name">';
+const NAME_CLOSE = '</untrusted-text>';
+const name = (text: string): string => `${NAME_OPEN}${text}${NAME_CLOSE}`;
+
+/**
+ * The ways the domain's messages list the names of things, so that the valid values they offer stay useful and
+ * still reach the model inside blocks: `"In Review" (col_..., progress)`, `on board Website; its columns are`,
+ * `column names: To Do, Done; categories`, `matches Alex Kim (@akim, usr_...)`.
+ */
+const NAMED: Array<[RegExp, (m: string, ...groups: string[]) => string]> = [
+  [/"([^"]*)" \((?=[a-z]+_[0-9a-z]+[,)])/g, (_m, n) => `${name(n!)} (`],
+  [/( on board )(.+?)(; its columns are )/g, (_m, a, n, b) => `${a}${name(n!)}${b}`],
+  [/(column names: )(.+?)(; categories: )/g, (_m, a, n, b) => `${a}${name(n!)}${b}`],
+  [/((?:matches| and) )([^"]+?)( \(@[A-Za-z0-9._-]+, usr_[0-9a-z]+\))/g, (_m, a, n, b) => `${a}${name(n!)}${b}`],
+];
+
 /**
  * An error's text as it may reach the model: the caller's input it repeats (a column name, a reference) is cut to
- * about 100 characters, and the whole is neutralised and put on one line, so an echoed `\n</untrusted-text>\nSYSTEM:`
- * forges neither a line nor a block. Messages are built in the domain for REST too; this is the MCP edge.
+ * about 100 characters, the whole is neutralised and put on one line, so an echoed `\n</untrusted-text>\nSYSTEM:`
+ * forges neither a line nor a block, and the names of things it lists go into blocks. Messages are built in the
+ * domain for REST too; this is the MCP edge.
  */
 export function errorText(message: string, args?: unknown): string {
   let text = message;
@@ -29,6 +46,8 @@ export function errorText(message: string, args?: unknown): string {
     const safe = echo(s);
     if (safe !== s && text.includes(s)) text = text.split(s).join(safe);
   }
-  const one = plain(text).replace(/\s+/g, ' ').trim();
-  return one.length <= MAX ? one : `${one.slice(0, MAX)}… (cut)`;
+  let one = plain(text).replace(/\s+/g, ' ').trim();
+  if (one.length > MAX) one = `${one.slice(0, MAX)}... (cut)`;
+  for (const [pattern, fenced] of NAMED) one = one.replace(pattern, fenced as (m: string, ...g: string[]) => string);
+  return one;
 }

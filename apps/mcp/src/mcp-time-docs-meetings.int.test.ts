@@ -128,7 +128,7 @@ describe('doc tools', () => {
     expect(tree.text).toMatch(/- doc_\w+: <untrusted-text kind="doc-title" id="doc_\w+">Launch notes<\/untrusted-text>\n {2}- doc_\w+: <untrusted-text kind="doc-title" id="doc_\w+">Child</);
     const bad = await call(client, 'create_doc', { space: 'Nope', title: 'x' });
     expect(bad.isError).toBe(true);
-    expect(bad.text).toMatch(/^invalid_request: space: no space Nope; spaces you can read: "Handbook"/);
+    expect(bad.text).toMatch(/^invalid_request: space: no space Nope; spaces you can read: <untrusted-text kind="name">Handbook<\/untrusted-text> \(/);
   });
 });
 

@@ -32,7 +32,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       async (uri, vars) => {
         const ref = decodeURIComponent(String(vars.key ?? ''));
         const view = await context.taskView(actor, ref, { sections: context.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps).catch((e: unknown) => {
-          throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Task ${ref} not found; search_tasks finds task keys`) : e;
+          throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Task ${echo(ref)} not found; search_tasks finds task keys`) : e;
         });
         // The same cuts and notes as get_task: a cut text names the get_task call that reads on.
         const cuts = fitCuts((c) => renderTaskView(view, c).text.length);
@@ -54,7 +54,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       async (uri, vars) => {
         const id = decodeURIComponent(String(vars.id ?? ''));
         const page = await docs.getDoc(actor, id, deps).catch((e: unknown) => {
-          throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Page ${id} not found; list_docs finds page ids`) : e;
+          throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Page ${echo(id)} not found; list_docs finds page ids`) : e;
         });
         const md = docs.pageMarkdown({ title: '', content: page.content }).replace(/^#\s*\n+/, '');
         const end = cutPoint(md, 15_000);
