@@ -1,10 +1,10 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { context, docs, DomainError, hasScope, ListTasksQuery, tasks } from '@tt/domain';
-import { bound } from './answer.js';
-import { fitCuts, renderTaskView } from './context-view.js';
+import { bound } from './answer/answer.js';
+import { fitCuts, renderTaskView } from './answer/context-view.js';
 import { completers } from './prompts/args.js';
 import type { ToolContext } from './tool.js';
-import { cutPoint, echo, fence, fenceInline } from './untrusted.js';
+import { cutPoint, echo, fence, fenceInline } from './answer/untrusted.js';
 
 /**
  * Resources: `task://{key}` and `doc://{id}`, read with the same use cases and visibility as get_task and get_doc

@@ -11,7 +11,7 @@ import { createTask, moveTask, updateTask } from './tools/tasks-write.js';
 import { logTime, timeReport } from './tools/time.js';
 import type { Scope } from '@tt/domain';
 import { registerTools, scopesOf, type ToolContext, type ToolDef } from './tool.js';
-import { CONVENTION } from './untrusted.js';
+import { CONVENTION } from './answer/untrusted.js';
 
 export const SERVER_INSTRUCTIONS = [
   'You work in a team task tracker as the user who owns the API key (see whoami: it also gives today\'s date and the time zone); ' +

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { meetings, projects } from '@tt/domain';
-import { bound } from '../answer.js';
-import { fence, fenceInline } from '../untrusted.js';
+import { bound } from '../answer/answer.js';
+import { fence, fenceInline } from '../answer/untrusted.js';
 import { promptArgs } from './args.js';
 import { definePrompt, forArg } from './prompt.js';
 

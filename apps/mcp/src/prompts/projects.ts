@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dayBounds, hasScope, ListTasksQuery, projects, tasks, time, TimeReportQuery, today } from '@tt/domain';
-import { bound } from '../answer.js';
-import { taskTable, usersById } from '../render.js';
+import { bound } from '../answer/answer.js';
+import { taskTable, usersById } from '../answer/render.js';
 import { promptArgs } from './args.js';
 import { badArg, definePrompt, forArg } from './prompt.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { context, ListTasksQuery, projects, tasks } from '@tt/domain';
-import { bound } from '../answer.js';
-import { fitCuts, renderTaskView } from '../context-view.js';
-import { usersById, taskTable } from '../render.js';
+import { bound } from '../answer/answer.js';
+import { fitCuts, renderTaskView } from '../answer/context-view.js';
+import { usersById, taskTable } from '../answer/render.js';
 import { promptArgs } from './args.js';
 import { definePrompt, forArg } from './prompt.js';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { comments, CreateCommentInput } from '@tt/domain';
-import { done } from '../answer.js';
+import { done } from '../answer/answer.js';
 import { resolveTask } from '../resolve.js';
-import { usersById } from '../render.js';
+import { usersById } from '../answer/render.js';
 import { defineTool, validate } from '../tool.js';
-import { plain } from '../untrusted.js';
+import { plain } from '../answer/untrusted.js';
 import { taskRef, WRITE } from './tasks-write.js';
 
 export const addComment = defineTool({

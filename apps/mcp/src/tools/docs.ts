@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { type Actor, CreateDocInput, type Deps, docs, DomainError, invalid, markdownToHtml, visibleTasksById } from '@tt/domain';
-import { answer, done, fitPage, Format, orNull } from '../answer.js';
-import { when } from '../render.js';
+import { answer, done, fitPage, Format, orNull } from '../answer/answer.js';
+import { when } from '../answer/render.js';
 import { defineTool, pageNote } from '../tool.js';
-import { clip, fence, fenceInline, fenceLines } from '../untrusted.js';
+import { clip, fence, fenceInline, fenceLines } from '../answer/untrusted.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 /** Characters of page text per get_doc answer; `offset` reads on. */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { CreateTaskInput, Day, ListMeetingsQuery, meetings, Priority, TaskType, visibleTasksById } from '@tt/domain';
-import { answer, fitPage, Format, orNull } from '../answer.js';
+import { answer, fitPage, Format, orNull } from '../answer/answer.js';
 import { resolveBoard, resolveProject, resolveUsers } from '../resolve.js';
-import { when } from '../render.js';
+import { when } from '../answer/render.js';
 import { defineTool, pageNote, validate } from '../tool.js';
-import { clip, fence, fenceInline, fenceLines, plain } from '../untrusted.js';
+import { clip, fence, fenceInline, fenceLines, plain } from '../answer/untrusted.js';
 import { assignees, card, labels, TaskWritten, WRITE } from './tasks-write.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { people, SCOPES, today } from '@tt/domain';
-import { answer, done, Format, orNull } from '../answer.js';
+import { answer, done, Format, orNull } from '../answer/answer.js';
 import { FULL_SESSION, TOOLSETS } from '../edge/session.js';
 import { defineTool, pageNote } from '../tool.js';
-import { fenceInline, fenceLines, fenceTable, plain } from '../untrusted.js';
+import { fenceInline, fenceLines, fenceTable, plain } from '../answer/untrusted.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { canSeeBoard, presentBoard, projects } from '@tt/domain';
-import { answer, Format, orNull } from '../answer.js';
+import { answer, Format, orNull } from '../answer/answer.js';
 import { defineTool, pageNote } from '../tool.js';
-import { fenceLines, plain } from '../untrusted.js';
+import { fenceLines, plain } from '../answer/untrusted.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { type Actor, CreateTaskInput, Day, type Deps, docs, invalid, markdownToHtml, Priority, type Task, tasks, TaskType, UpdateTaskInput } from '@tt/domain';
-import { done } from '../answer.js';
+import { done } from '../answer/answer.js';
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
-import { taskCard, usersById } from '../render.js';
+import { taskCard, usersById } from '../answer/render.js';
 import { defineTool, validate } from '../tool.js';
 import { requestIdArg, withRequestId } from '../request-id.js';
 

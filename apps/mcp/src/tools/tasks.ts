@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { type Actor, Category, type Category as CategoryT, context, Day, type Deps, invalid, Priority, projects, TaskType } from '@tt/domain';
-import { answer, fitPage, Format, orNull } from '../answer.js';
+import { answer, fitPage, Format, orNull } from '../answer/answer.js';
 import { resolveProject, resolveTask, resolveUser } from '../resolve.js';
-import { taskData, taskTable, usersById, when } from '../render.js';
+import { taskData, taskTable, usersById, when } from '../answer/render.js';
 import { searchInOrder, type TaskFilters } from '../search.js';
-import { type Cuts, cutNote, fitCuts, piece, pieces, renderTaskView, taskViewData } from '../context-view.js';
-import { fence, JSON_FENCE_CHARS, jsonText } from '../untrusted.js';
+import { type Cuts, cutNote, fitCuts, piece, pieces, renderTaskView, taskViewData } from '../answer/context-view.js';
+import { fence, JSON_FENCE_CHARS, jsonText } from '../answer/untrusted.js';
 import { defineTool, pageNote } from '../tool.js';
 
 const TASK_SECTIONS = context.TASK_SECTIONS;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { LogTimeInput, time, TimeReportQuery, TimeReportRow, type GroupBy } from '@tt/domain';
-import { answer, done, Format } from '../answer.js';
+import { answer, done, Format } from '../answer/answer.js';
 import { resolveProject, resolveUsers } from '../resolve.js';
 import { defineTool, validate } from '../tool.js';
-import { fenceTable } from '../untrusted.js';
+import { fenceTable } from '../answer/untrusted.js';
 
 const hours = (seconds: number): string => `${Math.round((seconds / 3600) * 100) / 100}h`;
 

@@ -1,4 +1,4 @@
-import type { CallToolResult } from './tool.js';
+import type { CallToolResult } from '../tool.js';
 import { z } from 'zod';
 import { clip, fenceJson, JSON_FENCE_CHARS, jsonText, neutraliseDeep, strip } from './untrusted.js';
 
