@@ -80,6 +80,7 @@ export async function startBuiltApi(dbName) {
   }
   return {
     base,
+    pid: child.pid,
     async stop() {
       child.kill('SIGTERM');
       await exited;

@@ -2,7 +2,9 @@
 // The whole matrix against the floor (scripts/bench/floor-server.mjs), in one run per size: GET /v1/tasks/{key},
 // GET /v1/tasks with every filter and order the spec offers, POST /v1/tasks and PATCH /v1/tasks/{key}, each scenario
 // alternating API, floor, API, floor, with the worker on (PostgreSQL + Redis) draining what both sides queue. Prints
-// req/s, p50/p99 and the ratio API / floor per row. A report, not a test: it fails only when requests fail.
+// req/s, p50/p99 and the ratio API / floor per row, and the CPU each request cost (the server's Node process and the
+// worker, and this database's PostgreSQL backends) with its ratio floor / API, which the machine's other load moves
+// far less than throughput. A report, not a test: it fails only when requests fail.
 //   pnpm run build && pnpm run bench:matrix                          # 20 000 tasks
 //   BENCH_SIZES=20000,100000,1000000 BENCH_KEEP=1 pnpm run bench:matrix # the figures of docs/performance.md
 // Env: BENCH_SIZES (comma list, 20000), BENCH_ROUNDS (2), BENCH_DURATION (s per turn, 5), BENCH_WARMUP (s, 3),
@@ -11,6 +13,7 @@
 // BENCH_DATABASE_URL, BENCH_NODE_ARGS.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
@@ -37,8 +40,34 @@ async function startProcess(script, env, ready) {
     if (i > 300) throw new Error(`${script} did not start`);
     await sleep(100);
   }
-  return { stop: async () => (child.kill('SIGTERM'), await exited) };
+  return { pid: child.pid, stop: async () => (child.kill('SIGTERM'), await exited) };
 }
+
+/** CPU time (user + system, ms) a process has used so far; 0 for one that is gone. */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU used so far by the Node processes `pids` and by every PostgreSQL backend of this database. Throughput on a
+ * machine shared with other work moves with that work; the CPU a request costs mostly does not, so the matrix reports
+ * both: CPU per request is the load-independent comparison (it needs /proc, so Linux, and the servers on this host).
+ */
+async function cpu(db, pids) {
+  const backends = (await db.raw('select pid from pg_stat_activity where datname = current_database()')).rows.map((r) => r.pid);
+  const pg = new Map(backends.map((pid) => [pid, cpuMs(pid)]));
+  return { node: pids.reduce((s, pid) => s + cpuMs(pid), 0), pg };
+}
+const cpuSpent = (before, after) => ({
+  node: after.node - before.node,
+  pg: [...after.pg].reduce((s, [pid, ms]) => s + ms - (before.pg.get(pid) ?? 0), 0),
+});
 
 async function closedLoop(base, token, request, duration) {
   const r = await autocannon({
@@ -46,7 +75,18 @@ async function closedLoop(base, token, request, duration) {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
   });
   await fetch(`${base}/health`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.errors + r.timeouts + r.non2xx };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.errors + r.timeouts + r.non2xx, n: r.requests.total };
+}
+
+/**
+ * What the database did: commits in this database (the server's, the relay's and the worker's), and WAL writes and
+ * flushes (fsyncs) of the whole server, which other work on the machine adds to. Read before and after a write turn
+ * and its drain, so a write's cost includes the jobs it queued.
+ */
+async function dbWork(db) {
+  const [x] = (await db.raw('select xact_commit::bigint as commits from pg_stat_database where datname = current_database()')).rows;
+  const wal = await db.raw('select wal_write::bigint as writes, wal_sync::bigint as syncs from pg_stat_wal').then((r) => r.rows[0], () => ({ writes: NaN, syncs: NaN }));
+  return { commits: Number(x.commits), writes: Number(wal.writes), syncs: Number(wal.syncs) };
 }
 
 async function run(size) {
@@ -57,6 +97,7 @@ async function run(size) {
       DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), REDIS_URL: process.env.BENCH_REDIS_URL, WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
     });
     const sides = { api: api.base, floor: `http://127.0.0.1:${port}` };
+    const pids = { api: api.pid, floor: floor.pid };
     const pending = async () => Number((await db('outbox').whereNull('relayed_at').count({ n: '*' }).first()).n);
     /** Until the worker has relayed every job and the database runs nothing else: each turn starts from the same state. */
     const drained = async () => {
@@ -102,6 +143,13 @@ async function run(size) {
           setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}`, body: JSON.stringify({ title: `Renamed ${++n}`, priority: n % 2 ? 'high' : 'low' }) }),
         }],
       ];
+      // A freshly started server runs unoptimized code and prepares its statements on each pooled connection: first
+      // a pass of every read, as fast as it goes and not measured, then each scenario's own warm-up before its turns.
+      for (const [name, request] of scenarios) {
+        if (request.method !== 'GET' || (ONLY && !ONLY.test(name)) || WARMUP <= 0) continue;
+        for (const side of ['api', 'floor']) await closedLoop(sides[side], token, request, 1);
+      }
+      await drained();
       const rows = [];
       for (const [name, request] of scenarios) {
         if (ONLY && !ONLY.test(name)) continue;
@@ -112,8 +160,18 @@ async function run(size) {
               await closedLoop(sides[side], token, request, WARMUP);
               await drained();
             }
-            turns[side].push(await closedLoop(sides[side], token, request, DURATION));
+            const before = await dbWork(db);
+            const cpuBefore = await cpu(db, [pids[side], worker.pid]);
+            const t = await closedLoop(sides[side], token, request, DURATION);
             await drained();
+            const spent = cpuSpent(cpuBefore, await cpu(db, [pids[side], worker.pid]));
+            t.nodeMs = spent.node / Math.max(1, t.n);
+            t.pgMs = spent.pg / Math.max(1, t.n);
+            // The statistics reach the view within a second of a backend going idle.
+            if (request.method !== 'GET') await sleep(1000);
+            const after = await dbWork(db);
+            for (const k of ['commits', 'writes', 'syncs']) t[k] = (after[k] - before[k]) / Math.max(1, t.n);
+            turns[side].push(t);
           }
         }
         const mean = (xs) => Math.round(xs.reduce((s, x) => s + x.rps, 0) / xs.length);
@@ -124,12 +182,24 @@ async function run(size) {
           failed: [...turns.api, ...turns.floor].reduce((s, x) => s + x.bad, 0),
         };
         row.ratio = Number((row['api req/s'] / row['floor req/s']).toFixed(2));
+        const ms = (xs, k) => xs.reduce((s, x) => s + x[k], 0) / xs.length;
+        // CPU per request, Node (the server and the worker) + PostgreSQL (this database's backends), and its ratio.
+        row['api cpu ms'] = `${ms(turns.api, 'nodeMs').toFixed(2)}+${ms(turns.api, 'pgMs').toFixed(2)}`;
+        row['floor cpu ms'] = `${ms(turns.floor, 'nodeMs').toFixed(2)}+${ms(turns.floor, 'pgMs').toFixed(2)}`;
+        row['cpu ratio'] = Number(((ms(turns.floor, 'nodeMs') + ms(turns.floor, 'pgMs')) / (ms(turns.api, 'nodeMs') + ms(turns.api, 'pgMs'))).toFixed(2));
+        if (request.method !== 'GET') {
+          const per = (xs, k) => (xs.reduce((s, x) => s + x[k], 0) / xs.length).toFixed(2);
+          row.work = `per write: api ${per(turns.api, 'commits')} commits, ${per(turns.api, 'syncs')} WAL flushes; floor ${per(turns.floor, 'commits')} commits, ${per(turns.floor, 'syncs')} WAL flushes`;
+        }
         rows.push(row);
-        console.log(`  ${size} ${name}: api ${row['api req/s']} req/s | floor ${row['floor req/s']} req/s | ratio ${row.ratio}${row.failed ? ` | ${row.failed} FAILED` : ''}`);
+        console.log(`  ${size} ${name}: api ${row['api req/s']} req/s | floor ${row['floor req/s']} req/s | ratio ${row.ratio} | cpu ms api ${row['api cpu ms']} floor ${row['floor cpu ms']} ratio ${row['cpu ratio']}${row.failed ? ` | ${row.failed} FAILED` : ''}${row.work ? ` | ${row.work}` : ''}`);
       }
       console.log(`\n${size} tasks, API vs floor, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s per side, alternating, worker on`);
-      console.log('| request | API req/s | API p50 / p99 ms | floor req/s | floor p50 / p99 ms | ratio |\n| --- | ---: | ---: | ---: | ---: | ---: |');
-      for (const r of rows) console.log(`| ${r.scenario} | ${r['api req/s']} | ${r['api p50/p99'].replace('/', ' / ')} | ${r['floor req/s']} | ${r['floor p50/p99'].replace('/', ' / ')} | ${r.ratio} |`);
+      console.log('| request | API req/s | API p50 / p99 ms | floor req/s | floor p50 / p99 ms | ratio | API CPU ms (Node+PG) | floor CPU ms | CPU ratio |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+      for (const r of rows) {
+        console.log(`| ${r.scenario} | ${r['api req/s']} | ${r['api p50/p99'].replace('/', ' / ')} | ${r['floor req/s']} | ${r['floor p50/p99'].replace('/', ' / ')} | ${r.ratio} | ${r['api cpu ms']} | ${r['floor cpu ms']} | ${r['cpu ratio']} |`);
+      }
+      for (const r of rows) if (r.work) console.log(`${r.scenario}: ${r.work} (WAL flushes are the whole server's)`);
       if (rows.some((r) => r.failed > 0)) {
         process.exitCode = 1;
         console.error('some requests failed; see the failed column');
