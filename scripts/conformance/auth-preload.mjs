@@ -5,6 +5,7 @@
 //   MCP_CONFORMANCE_TOKEN  the API key
 /* global Headers, Request */
 import { realpathSync } from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 
 const token = process.env.MCP_CONFORMANCE_TOKEN;
@@ -53,4 +54,17 @@ if (token && target && entry.includes('@modelcontextprotocol/conformance')) {
     }
   }
   undici.setGlobalDispatcher(new AuthAgent());
+
+  // 3. node:http: the 2026-07-28 header-validation scenarios post raw requests with http.request(options, cb).
+  const originalRequest = http.request;
+  http.request = function request(options, ...rest) {
+    if (options && typeof options === 'object' && !(options instanceof URL) && options.hostname) {
+      const at = `${options.protocol ?? 'http:'}//${options.hostname}${options.port ? `:${options.port}` : ''}`;
+      const headers = { ...(options.headers ?? {}) };
+      if (sameOrigin(at) && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) {
+        return originalRequest.call(this, { ...options, headers: { ...headers, authorization: auth } }, ...rest);
+      }
+    }
+    return originalRequest.call(this, options, ...rest);
+  };
 }

@@ -1,24 +1,34 @@
 #!/usr/bin/env node
-// Runs the official MCP conformance suite (server scenarios, active suite) against a running MCP endpoint,
-// with a real API key added by auth-preload.mjs and the expected failures of expected-failures.yml.
+// Runs the official MCP conformance suite (server scenarios, at 2026-07-28 and at 2025-11-25) against a running MCP endpoint,
+// with a real API key added by auth-preload.mjs and the expected failures of expected-failures-<version>.yml.
 // CLI: MCP_URL=http://127.0.0.1:3001/mcp MCP_TOKEN=tt_... node scripts/conformance/run.mjs
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** Pinned: 0.1.13 is the last release that runs on Node 20. */
-export const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.13';
+/**
+ * Pinned. From 0.2 the suite needs Node 22 (it imports fs.globSync), so npx runs it with the `node` package at 22
+ * on its PATH, whatever Node runs this script (CI and production stay on Node 20).
+ */
+export const CONFORMANCE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
+export const SUITE_NODE = 'node@22';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-export const BASELINE = path.join(HERE, 'expected-failures.yml');
+/** The revisions the gateway is checked at, each with its baseline of expected failures. */
+export const SPEC_VERSIONS = ['2026-07-28', '2025-11-25'];
+export const baselineOf = (specVersion) => path.join(HERE, `expected-failures-${specVersion}.yml`);
+export const BASELINE = baselineOf(SPEC_VERSIONS[0]);
 const PRELOAD = pathToFileURL(path.join(HERE, 'auth-preload.mjs')).href;
 
 /**
  * Runs the suite and resolves {exitCode, summary, output}: exitCode 0 when every failure is in the baseline
  * and no baseline entry passes; `summary` is the suite's "Total: ..." line.
  */
-export function runConformance({ url, token, baseline = BASELINE, echo = true }) {
+export function runConformance({ url, token, specVersion = SPEC_VERSIONS[0], baseline = baselineOf(specVersion), echo = true }) {
   if (!url || !token) throw new Error('runConformance: url and token are required');
-  const args = ['-y', CONFORMANCE, 'server', '--url', url, '--expected-failures', baseline];
+  // 2026-07-28: exactly the scenarios that revision requires (server-stateless, caching, http-header-validation, ...
+  // are not in the default active suite); 2025-11-25: the active suite at that revision.
+  const selection = specVersion === '2026-07-28' ? ['--requirements', specVersion] : ['--spec-version', specVersion];
+  const args = ['-y', '-p', SUITE_NODE, '-p', CONFORMANCE, 'conformance', 'server', '--url', url, ...selection, '--expected-failures', baseline];
   const env = {
     ...process.env,
     NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${PRELOAD}`].filter(Boolean).join(' '),
@@ -63,7 +73,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.error('usage: MCP_URL=http://127.0.0.1:3001/mcp MCP_TOKEN=<api key> node scripts/conformance/run.mjs');
     process.exit(2);
   }
-  const { exitCode, summary } = await runConformance({ url: MCP_URL, token: MCP_TOKEN });
-  console.log(`\nconformance: ${summary} (exit ${exitCode})`);
-  process.exit(exitCode);
+  let failed = 0;
+  for (const specVersion of SPEC_VERSIONS) {
+    const { exitCode, summary } = await runConformance({ url: MCP_URL, token: MCP_TOKEN, specVersion });
+    console.log(`\nconformance at ${specVersion}: ${summary} (exit ${exitCode})`);
+    failed ||= exitCode;
+  }
+  process.exit(failed);
 }

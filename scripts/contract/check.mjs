@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runConformance } from '../conformance/run.mjs';
+import { runConformance, SPEC_VERSIONS } from '../conformance/run.mjs';
 import { createDatabase, startTopology } from '../topology/index.mjs';
 import { startPrism } from './prism.mjs';
 import { lintOpenApi } from './redocly.mjs';
@@ -70,9 +70,13 @@ async function checkPrism(t, seed) {
 }
 
 async function checkConformance(t, seed) {
-  const { exitCode, summary } = await runConformance({ url: t.mcpUrl, token: seed.token });
-  if (exitCode !== 0) throw new Error(`conformance suite failed (${summary}); see the unexpected failures above`);
-  return `${summary}; every failure is in scripts/conformance/expected-failures.yml`;
+  const results = [];
+  for (const specVersion of SPEC_VERSIONS) {
+    const { exitCode, summary } = await runConformance({ url: t.mcpUrl, token: seed.token, specVersion });
+    if (exitCode !== 0) throw new Error(`conformance suite at ${specVersion} failed (${summary}); see the unexpected failures above`);
+    results.push(`${specVersion}: ${summary}`);
+  }
+  return `${results.join('; ')}; every failure is in scripts/conformance/expected-failures-<version>.yml`;
 }
 
 const db = await createDatabase(adminUrl);

@@ -66,10 +66,11 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
         httpMethod: 'POST', body,
         protocolVersionHeader: requested, mcpMethodHeader: req.get('mcp-method'), mcpNameHeader: req.get('mcp-name'),
       });
-      // A revision nobody speaks, in the header or the envelope: the spec's error, naming every revision we do.
-      const claimed = route.kind === 'modern' ? route.classification.revision : requested;
-      if (claimed !== undefined && !PROTOCOL_VERSIONS.includes(claimed) && route.kind !== 'reject') {
-        const err = new UnsupportedProtocolVersionError({ supported: [...PROTOCOL_VERSIONS], requested: claimed });
+      // A 2025-shaped request naming a revision nobody speaks: the spec's error, naming every revision we speak
+      // (the SDK's transport would answer a bare -32000 with no id). A 2026-07-28 request naming an unknown revision
+      // gets the SDK's answer, which lists what server/discover lists.
+      if (route.kind === 'legacy' && requested !== undefined && !PROTOCOL_VERSIONS.includes(requested)) {
+        const err = new UnsupportedProtocolVersionError({ supported: [...PROTOCOL_VERSIONS], requested });
         return sendRpcError(res, 400, err.message, err.code, rpcIdOf(body), err.data);
       }
       if (route.kind !== 'legacy') {
