@@ -6,41 +6,23 @@
 //   pnpm run build && npx tsx scripts/bench/subscriptions.mjs
 // Env: BENCH_DATABASE_URL (server to create tt_bench_subs on; default the local PostgreSQL), BENCH_REDIS_URL
 // (default redis://127.0.0.1:6379), BENCH_STREAMS (1000), BENCH_CHANGES (5).
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { join } from 'node:path';
-import { ADMIN_TOKEN, BENCH_SCOPES, ROOT, benchWorkspace, call, databaseUrl, freePort, freshDatabase, nodeArgs, startBuiltApi } from './lib.mjs';
+import { ADMIN_TOKEN, BENCH_SCOPES, benchWorkspace, call, freshDatabase, startBuiltApi } from './lib.mjs';
+import { startBuiltMcp } from './mcp-process.mjs';
 
 const DB = 'tt_bench_subs';
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 5);
 const PER_KEY = 10; // the gateway's bound of open streams per key
 process.env.BENCH_REDIS_URL ??= 'redis://127.0.0.1:6379';
-const PREFIX = (process.env.QUEUE_PREFIX = `tt-bench-${randomBytes(4).toString('hex')}`);
+// A queue and change feed of their own, so nothing else on this Redis is touched.
+process.env.QUEUE_PREFIX = `tt-bench-${randomBytes(4).toString('hex')}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-
-async function startBuiltMcp() {
-  const main = join(ROOT, 'apps', 'mcp', 'dist', 'main.js');
-  if (!existsSync(main)) throw new Error('apps/mcp/dist/main.js is missing: build first (pnpm run build)');
-  const port = await freePort();
-  const env = {
-    ...process.env, DATABASE_URL: databaseUrl(DB), REDIS_URL: process.env.BENCH_REDIS_URL, QUEUE_PREFIX: PREFIX, MCP_PORT: String(port),
-    HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', MIGRATE_ON_START: 'false',
-  };
-  const child = spawn(process.execPath, [...nodeArgs(), main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; !(await fetch(`${base}/ready`).then((r) => r.ok, () => false)); i++) {
-    if (i > 300) throw new Error('the mcp process did not become ready in 30 s');
-    await sleep(100);
-  }
-  return { base, pid: child.pid, stop: async () => (child.kill('SIGTERM'), await exited) };
-}
 
 /** Opens one listen stream; resolves once acknowledged. `heard` gets the time of every resources/updated. */
 function openStream(base, token, uri, id) {
@@ -93,7 +75,7 @@ async function main() {
   const streams = [];
   try {
     api = await startBuiltApi(DB);
-    mcp = await startBuiltMcp();
+    mcp = await startBuiltMcp(DB);
     const { userIds, token } = await benchWorkspace(api.base, 1);
     const project = (await call(api.base, token, 'POST', '/v1/projects', { name: 'Bench', key: 'BEN', template: 'simple' })).data;
     const task = (await call(api.base, token, 'POST', '/v1/tasks', { projectId: project.id, title: 'Watched task' })).data;

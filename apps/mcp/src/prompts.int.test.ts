@@ -11,6 +11,7 @@ let meetingId: string;
 let docId: string;
 let secretTaskKey: string;
 let opsTaskKey: string;
+let opsPrivateKey: string;
 
 beforeAll(async () => {
   fx = await mcpFixture();
@@ -42,6 +43,10 @@ beforeAll(async () => {
   }, deps);
   await comments.addComment(actor, hostile.id, { text: 'Blocked by the auth service rollout' }, deps);
   opsTaskKey = (await tasks.createTask(actor, { title: 'Rotate certificates', projectId: ops.id }, deps)).key;
+  // A second OPS board closed to Alice: its task is offered to her, never to Bob, though he sees OPS's open board.
+  const privateBoard = await projects.createBoard(actor, { projectId: ops.id, name: 'Ops private' }, deps);
+  await projects.setBoardAccess(privateBoard.id, { memberIds: [alice.id] }, deps);
+  opsPrivateKey = (await tasks.createTask(actor, { title: 'Private ops', projectId: ops.id, boardId: privateBoard.id }, deps)).key;
   secretTaskKey = (await tasks.createTask(actor, { title: 'Secret plan', projectId: secret.id }, deps)).key;
   tokens.bob = (await issue(bob.id, [...SCOPES])).token;
   tokens.bobWebOnly = (await issue(bob.id, [...SCOPES], [web.id])).token;
@@ -138,8 +143,9 @@ describe('completion/complete', () => {
   it('completes task keys by prefix, newest first, only those the key can see', async () => {
     const v2 = await fx.connectV2(tokens.full!, 'pinned');
     expect((await v2.complete(prompt('brief_task', 'task', 'web-1'))).completion.values).toEqual(['WEB-13', 'WEB-12', 'WEB-11', 'WEB-10', 'WEB-1']);
-    expect((await v2.complete(template('task://{key}', 'key', 'OPS'))).completion.values).toEqual([opsTaskKey]);
+    expect((await v2.complete(template('task://{key}', 'key', 'OPS'))).completion.values).toEqual([opsPrivateKey, opsTaskKey]);
     const bob = await fx.connectV2(tokens.bob!, 'pinned');
+    expect((await bob.complete(template('task://{key}', 'key', 'OPS-'))).completion.values).toEqual([opsTaskKey]);
     expect((await bob.complete(prompt('brief_task', 'task', 'SEC'))).completion.values).toEqual([]);
     expect((await bob.complete(prompt('brief_task', 'task', ''))).completion.values).not.toContain(secretTaskKey);
     const webOnly = await fx.connectV2(tokens.bobWebOnly!, 'pinned');

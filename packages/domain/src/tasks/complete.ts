@@ -7,10 +7,11 @@ export const COMPLETION_LIMIT = 100;
 /** The store's side of task-key completion: keys by number ranges within a project's boards, newest first. */
 export interface TaskKeyRepo {
   /**
-   * Keys of active tasks of `projectId` on `boardIds` whose number lies in one of `ranges` (inclusive), highest
-   * number first, at most `limit`: an index range scan on (project_id, number), whatever the project's size.
+   * Keys of active tasks of `projectId` (on `boardIds`; null = every board of it) whose number lies in one of
+   * `ranges` (inclusive), highest number first, at most `limit`: an index range scan on (project_id, number),
+   * whatever the project's size.
    */
-  byNumbers(projectId: string, boardIds: string[], ranges: Array<[number, number]>, limit: number): Promise<string[]>;
+  byNumbers(projectId: string, boardIds: string[] | null, ranges: Array<[number, number]>, limit: number): Promise<string[]>;
 }
 
 declare module '../shared/store.js' {
@@ -55,8 +56,11 @@ export async function completeTaskKeys(actor: Actor, prefix: string, deps: Deps)
   const boards = await deps.store.boards.byProjects(actor.workspace.id, projects.map((pr) => pr.id), actor.user.id);
   const out: string[] = [];
   for (const project of projects) {
-    const boardIds = boards.filter((b) => b.projectId === project.id && canSeeBoard(actor, b)).map((b) => b.id);
-    if (!boardIds.length) continue;
+    const seen = boards.filter((b) => b.projectId === project.id && canSeeBoard(actor, b)).map((b) => b.id);
+    if (!seen.length) continue;
+    // Every board of the project visible (the usual case): no board filter, so the number ranges alone drive the
+    // index scan. byProjects lists only the boards the user may see, so the project's own count decides.
+    const boardIds = seen.length === (await deps.store.boards.countInProject(project.id)) ? null : seen;
     out.push(...(await deps.store.taskKeys.byNumbers(project.id, boardIds, ranges, COMPLETION_LIMIT - out.length)));
     if (out.length >= COMPLETION_LIMIT) break;
   }

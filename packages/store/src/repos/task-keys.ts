@@ -8,17 +8,18 @@ import type { Repos } from '@tt/domain';
 export function taskKeyRepo(db: Knex): Repos['taskKeys'] {
   return {
     async byNumbers(projectId, boardIds, ranges, limit) {
-      if (!ranges.length || !boardIds.length || limit <= 0) return [];
-      const rows: Array<{ key: string }> = await db('tasks')
+      if (!ranges.length || boardIds?.length === 0 || limit <= 0) return [];
+      const q = db('tasks')
         .select('key')
         .where('project_id', projectId)
         .where((w) => {
           for (const [from, to] of ranges) w.orWhereBetween('number', [from, to]);
         })
-        .whereIn('board_id', boardIds)
         .whereNull('archived_at')
         .orderBy('number', 'desc')
         .limit(limit);
+      if (boardIds) q.whereIn('board_id', boardIds);
+      const rows: Array<{ key: string }> = await q;
       return rows.map((r) => r.key);
     },
   };

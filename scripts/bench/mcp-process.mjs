@@ -1,0 +1,45 @@
+// The built mcp process (apps/mcp/dist/main.js) for the benchmarks, on a bench database, beside the built API.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, databaseUrl, freePort, nodeArgs } from './lib.mjs';
+
+/** Starts the built mcp process on database `dbName` (REDIS_URL from BENCH_REDIS_URL, when set); resolves once ready. */
+export async function startBuiltMcp(dbName) {
+  const main = join(ROOT, 'apps', 'mcp', 'dist', 'main.js');
+  if (!existsSync(main)) throw new Error('apps/mcp/dist/main.js is missing: build first (pnpm run build)');
+  const port = await freePort();
+  const env = {
+    ...process.env, DATABASE_URL: databaseUrl(dbName), MCP_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '100000000', MIGRATE_ON_START: 'false',
+  };
+  if (process.env.BENCH_REDIS_URL) env.REDIS_URL = process.env.BENCH_REDIS_URL;
+  else delete env.REDIS_URL;
+  const child = spawn(process.execPath, [...nodeArgs(), main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; !(await fetch(`${base}/ready`).then((r) => r.ok, () => false)); i++) {
+    if (child.exitCode !== null) throw new Error(`the mcp process exited with ${child.exitCode} before it was ready`);
+    if (i > 300) throw new Error('the mcp process did not become ready in 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, pid: child.pid, stop: async () => (child.kill('SIGTERM'), await exited) };
+}
+
+/** One 2026-07-28 request (the `_meta` envelope and standard headers) to the mcp process; returns the JSON-RPC answer. */
+export async function modernCall(base, token, method, params) {
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': method,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0', id: 1, method,
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    }),
+  });
+  const text = await res.text();
+  const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data:')).slice(5) : text;
+  return JSON.parse(data);
+}
