@@ -14,6 +14,8 @@ export const WorkerConfigSchema = z.object({
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** BullMQ key prefix shared with the api and mcp processes. */
   QUEUE_PREFIX: BaseConfigShape.QUEUE_PREFIX.unwrap().default('tt'),
+  /** Activity entries older than this many days are deleted (hourly); unset keeps them all. */
+  ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfigSchema>;
 

@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { closeServer, createLogger, createRuntime, httpMetrics, listen, metricsRoute, readiness, type Runtime, webhookSettings } from '@tt/http';
 import type { WorkerConfig } from './config.js';
+import { startRetention } from './retention.js';
 
 /**
  * Health, readiness (database, Redis, and the queue's depth and failed count; the worker cannot work without Redis, so
@@ -46,6 +47,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
     migrate: false, consumeJobs: true, jobConcurrency: config.WORKER_CONCURRENCY, jobLockDurationMs: config.WORKER_LOCK_DURATION_MS,
     queuePrefix: config.QUEUE_PREFIX, webhooks: webhookSettings(config), webhookConcurrency: config.WEBHOOK_CONCURRENCY,
   });
+  const retention = startRetention(config.ACTIVITY_RETENTION_DAYS, runtime.deps, logger);
   const server = await listen(createWorkerApp(runtime, { metricsToken: config.METRICS_TOKEN }), config.WORKER_PORT, config.HOST);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.WORKER_PORT;
@@ -56,6 +58,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
     logger,
     async stop() {
       runtime.drain.begin();
+      retention.stop();
       await runtime.jobs.stopConsuming();
       await closeServer(server);
       await runtime.close();

@@ -2,3 +2,4 @@
 export * from './schema.js';
 export * from './present.js';
 export * from './read.js';
+export * from './retention.js';

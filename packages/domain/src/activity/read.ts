@@ -1,4 +1,4 @@
-import { type ActivityFilter, decodeCursor, type Deps, encodeCursor, type Page, type PageRequest } from '../shared/index.js';
+import { type ActivityFilter, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { resolveUser } from '../people/index.js';
 import { projectByRef } from '../projects/index.js';
@@ -24,7 +24,8 @@ export async function taskActivity(actor: Actor, ref: string, query: TaskActivit
  */
 export async function listActivity(actor: Actor, query: ActivityQuery, deps: Deps): Promise<Page<ActivityEntry>> {
   requireScope(actor, 'tasks:read');
-  const filter: ActivityFilter = { ...seen(actor), since: query.since, until: query.until };
+  const tz = actor.workspace.timezone;
+  const filter: ActivityFilter = { ...seen(actor), since: momentIn(query.since, tz), until: momentIn(query.until, tz) };
   if (query.projectId !== undefined) filter.projectId = (await projectByRef(actor, query.projectId, deps.store)).id;
   if (query.actorId !== undefined) filter.actorId = await resolveUser(actor, query.actorId, deps.store, { field: 'actorId' });
   if (query.taskId !== undefined) filter.taskId = await filterTaskId(actor, query.taskId, deps.store);
@@ -40,6 +41,10 @@ export async function latestTaskActivity(actor: Actor, taskId: string, n: number
 
 /** Operator: the audit log, newest first. */
 export async function listAudit(query: AuditQuery, deps: Deps): Promise<Page<AuditEntry>> {
-  const page = await deps.store.audit.list({ workspaceId: query.workspaceId, since: query.since, until: query.until, action: query.action }, pageOf(query));
+  // Without an offset: the named workspace's time zone, else UTC (the operator's log spans workspaces).
+  const ws = query.workspaceId === undefined ? undefined : await deps.store.workspaces.get(query.workspaceId);
+  const tz = ws?.timezone ?? 'UTC';
+  const filter = { workspaceId: query.workspaceId, since: momentIn(query.since, tz), until: momentIn(query.until, tz), action: query.action };
+  const page = await deps.store.audit.list(filter, pageOf(query));
   return { data: page.rows.map(presentAudit), nextCursor: encodeCursor(page.next), total: page.total };
 }

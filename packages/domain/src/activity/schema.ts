@@ -65,7 +65,7 @@ export const AuditEntry = z
     id: Id,
     at: Ts,
     workspaceId: Id.nullable(),
-    actor: z.object({ kind: z.enum(['operator', 'user']), id: Id.nullable() }).openapi({ description: 'The operator token, or a user' }),
+    actor: z.object({ kind: z.enum(['operator', 'user', 'anonymous']), id: Id.nullable() }).openapi({ description: 'The operator token, a user, or anonymous (an OAuth client registering itself)' }),
     via: ActivityVia,
     action: z.string().openapi({ example: 'key.issued' }),
     target: z.object({ type: z.string(), id: Id }),

@@ -1,5 +1,5 @@
 import {
-  decodeCursor, type Deps, encodeCursor, htmlToMarkdown, invalid, missingRef, notFound, type Page, type Repos, richText,
+  decodeCursor, type Deps, encodeCursor, htmlToMarkdown, invalid, missingRef, momentIn, notFound, type Page, type Repos, richText,
 } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { filterTaskId, findVisibleTask, withVisibleTaskIds } from '../tasks/index.js';
@@ -63,7 +63,7 @@ export async function listDocs(actor: Actor, query: ListDocsQuery, deps: Deps): 
   const page = await deps.store.docs.list(
     {
       workspaceId: actor.workspace.id, userId: actor.user.id, spaceId: query.spaceId, parentId: query.parentId, taskId,
-      q: query.q, updatedSince: query.updatedSince,
+      q: query.q, updatedSince: momentIn(query.updatedSince, actor.workspace.timezone),
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },
   );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../shared/index.js';
+import { type Deps, recordAudit } from '../shared/index.js';
 import { addressAllowed } from '../webhooks/index.js';
 import { clientFromDocument, clientIdUrlProblem, isClientIdUrl, parseClientMetadata, type OAuthClient } from './client-metadata.js';
 import type { ClientDocumentPorts } from './ports.js';
@@ -17,7 +17,11 @@ export async function registerClient(body: unknown, deps: Deps): Promise<Record<
   const id = `tc_${randomUUID()}`;
   const now = deps.now();
   const metadata = { ...meta, token_endpoint_auth_method: 'none', grant_types: meta.grant_types ?? ['authorization_code', 'refresh_token'], response_types: ['code'] };
-  await deps.store.oauth.createClient({ id, name: meta.client_name ?? 'Unnamed client', redirectUris: meta.redirect_uris, metadata, createdAt: now });
+  const name = meta.client_name ?? 'Unnamed client';
+  await deps.store.transaction(async (store) => {
+    await store.oauth.createClient({ id, name, redirectUris: meta.redirect_uris, metadata, createdAt: now });
+    await recordAudit(store, deps, 'anonymous', { workspaceId: null, action: 'oauth.client_registered', targetType: 'oauth_client', targetId: id, details: { name, redirectUris: meta.redirect_uris } });
+  });
   return { client_id: id, client_id_issued_at: Math.floor(now / 1000), ...metadata };
 }
 

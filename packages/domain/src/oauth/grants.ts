@@ -1,10 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { type Deps, notFound } from '../shared/index.js';
+import { type ActingAs, type AuditRepo, type Deps, notFound, recordAudit } from '../shared/index.js';
 import { type Actor, authenticate as authenticateKey, hashToken, type Scope } from '../keys/index.js';
 import type { OAuthClient } from './client-metadata.js';
 import type { OAuthGrantRecord } from './ports.js';
 import { codeProblem, grantScopes, refreshProblem, newOAuthSecret, OAUTH_LIFETIMES, OAuthProblem } from './rules.js';
 import type { OAuthGrant } from './schema.js';
+
+/** The grant's user acting through MCP with the grant's key and client: who an audit entry about the grant names. */
+const grantActor = (g: Pick<OAuthGrantRecord, 'userId' | 'keyId' | 'clientName'>, workspaceId: string): ActingAs => ({
+  workspace: { id: workspaceId }, user: { id: g.userId }, key: { id: g.keyId }, via: { channel: 'mcp', keyId: g.keyId, clientName: g.clientName },
+});
+const grantDetails = (g: Pick<OAuthGrantRecord, 'userId' | 'keyId' | 'clientId' | 'clientName' | 'scopes'>) => ({
+  userId: g.userId, keyId: g.keyId, clientId: g.clientId, clientName: g.clientName, scopes: g.scopes,
+});
+
+/** Audit: a grant revoked, by the operator (actor null), its own client, or the service (a reused code or token). */
+async function auditRevoked(
+  repos: { audit: AuditRepo; keys: Deps['store']['keys'] }, deps: Deps, g: OAuthGrantRecord, by: 'operator' | 'client' | 'reuse',
+): Promise<void> {
+  const key = await repos.keys.get(g.keyId);
+  const actor = by === 'client' && key ? grantActor(g, key.workspaceId) : null;
+  await recordAudit(repos, deps, actor, {
+    workspaceId: key?.workspaceId ?? null, action: 'oauth.grant_revoked', targetType: 'oauth_grant', targetId: g.id, details: { ...grantDetails(g), by },
+  });
+}
 
 /** The token endpoint's answer (RFC 6749 §5.1). */
 export interface TokenAnswer {
@@ -77,6 +96,9 @@ export async function exchangeCode(
     const grant = { id: deps.newId('grant'), keyId: key.id, userId: key.userId, clientId, clientName: code.clientName, scopes: code.scopes, resource: code.resource, createdAt: now };
     await store.oauth.createGrant(grant);
     await store.oauth.setCodeGrant(code.codeHash, grant.id);
+    await recordAudit(store, deps, grantActor(grant, key.workspaceId), {
+      workspaceId: key.workspaceId, action: 'oauth.grant_made', targetType: 'oauth_grant', targetId: grant.id, details: grantDetails(grant),
+    });
     return { tokens: await issueTokens(grant, tx) };
   });
   // The reuse's revocation commits before the failure is reported.
@@ -97,7 +119,7 @@ export async function refresh(clientId: string, p: { refreshToken: string; scope
     const grant = await store.oauth.getGrant(taken.record.grantId);
     if (!grant) return { problem: 'unknown refresh token' };
     if (taken.reused) {
-      await store.oauth.revokeGrant(grant.id, now);
+      if (await store.oauth.revokeGrant(grant.id, now)) await auditRevoked(store, deps, grant, 'reuse');
       return { problem: 'the refresh token was already used; the grant is revoked, sign in again' };
     }
     const problem = refreshProblem({ expiresAt: taken.record.expiresAt, grantClientId: grant.clientId, grantRevokedAt: grant.revokedAt }, { clientId, now });
@@ -118,9 +140,13 @@ export async function revokeToken(clientId: string, token: string, deps: Deps): 
   const t = await deps.store.oauth.tokenByHash(hashToken(token));
   if (!t) return;
   const grant = await deps.store.oauth.getGrant(t.grantId);
-  if (grant && grant.clientId === clientId && (await deps.store.oauth.revokeGrant(grant.id, deps.now()))) {
-    deps.store.changes.note({ kind: 'access', grantId: grant.id });
-  }
+  if (!grant || grant.clientId !== clientId) return;
+  const revoked = await deps.store.transaction(async (store) => {
+    if (!(await store.oauth.revokeGrant(grant.id, deps.now()))) return false;
+    await auditRevoked(store, deps, grant, 'client');
+    return true;
+  });
+  if (revoked) deps.store.changes.note({ kind: 'access', grantId: grant.id });
 }
 
 export const presentGrant = (g: OAuthGrantRecord): OAuthGrant => ({
@@ -136,7 +162,11 @@ export async function listGrants(userId: string, deps: Deps): Promise<OAuthGrant
 
 /** Operator: revokes a grant; its tokens stop working at once in every process. */
 export async function revokeGrant(id: string, deps: Deps): Promise<void> {
-  if (!(await deps.store.oauth.revokeGrant(id, deps.now()))) throw notFound('Grant');
+  await deps.store.transaction(async (store) => {
+    const grant = await store.oauth.getGrant(id);
+    if (!grant || !(await store.oauth.revokeGrant(id, deps.now()))) throw notFound('Grant');
+    await auditRevoked(store, deps, grant, 'operator');
+  });
   deps.store.changes.note({ kind: 'access', grantId: id });
 }
 

@@ -78,8 +78,8 @@ export interface AuditRecord {
   id: string;
   workspaceId: string | null;
   at: number;
-  /** `operator` (the operator token) or `user`. */
-  actorKind: 'operator' | 'user';
+  /** `operator` (the operator token), `user`, or `anonymous` (an OAuth client registering itself). */
+  actorKind: 'operator' | 'user' | 'anonymous';
   actorId: string | null;
   channel: Channel;
   keyId: string | null;
@@ -156,16 +156,20 @@ export async function recordActivity(
   return entry;
 }
 
-/** Records one audit entry in the current transaction; `actor` null is the operator token. */
+/**
+ * Records one audit entry in the current transaction; `actor` null is the operator token, `anonymous` someone
+ * unauthenticated (an OAuth client registering itself through MCP).
+ */
 export async function recordAudit(
   repos: { audit: AuditRepo },
   deps: Pick<Deps, 'newId' | 'now'>,
-  actor: ActingAs | null,
+  actor: ActingAs | null | 'anonymous',
   e: { workspaceId: string | null; action: string; targetType: string; targetId: string; details?: Record<string, unknown> },
 ): Promise<void> {
-  const via = actor ? viaOf(actor) : { channel: 'operator' as const, keyId: null, clientName: null };
+  const user = actor === 'anonymous' ? null : actor;
+  const via = user ? viaOf(user) : { channel: actor === 'anonymous' ? ('mcp' as const) : ('operator' as const), keyId: null, clientName: null };
   await repos.audit.add({
-    id: deps.newId('aud'), workspaceId: e.workspaceId, at: deps.now(), actorKind: actor ? 'user' : 'operator', actorId: actor?.user.id ?? null,
+    id: deps.newId('aud'), workspaceId: e.workspaceId, at: deps.now(), actorKind: actor === 'anonymous' ? 'anonymous' : actor ? 'user' : 'operator', actorId: user?.user.id ?? null,
     channel: via.channel, keyId: via.keyId, clientName: via.clientName, action: e.action, targetType: e.targetType, targetId: e.targetId,
     details: e.details ?? {},
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Day, Limit, Moment } from './schemas.js';
+import { Day, Limit, Moment, momentIn } from './schemas.js';
 
 const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }): string[] =>
   r.success ? [] : r.error!.issues.map((i) => i.message);
@@ -31,6 +31,16 @@ describe('Moment', () => {
   it('accepts ISO 8601 timestamps', () => {
     expect(Moment.parse('2026-11-01T00:00:00Z')).toBe(Date.UTC(2026, 10, 1));
     expect(Moment.parse('2026-11-01T02:30:00+02:00')).toBe(Date.UTC(2026, 10, 1, 0, 30));
+  });
+
+  it('keeps a date-time without an offset as wall-clock time, read in the workspace time zone by momentIn', () => {
+    expect(Moment.parse('2026-11-26T10:00:00')).toEqual({ local: '2026-11-26T10:00:00' });
+    expect(Moment.parse('2026-11-26 10:00')).toEqual({ local: '2026-11-26T10:00' });
+    expect(momentIn(Moment.parse('2026-11-26T10:00:00'), 'Europe/Moscow')).toBe(Date.UTC(2026, 10, 26, 7));
+    expect(momentIn(Moment.parse('2026-11-26'), 'Pacific/Kiritimati')).toBe(Date.UTC(2026, 10, 25, 10));
+    expect(momentIn(Moment.parse('2026-11-26T10:00:00Z'), 'Europe/Moscow')).toBe(Date.UTC(2026, 10, 26, 10));
+    expect(momentIn(undefined, 'Europe/Moscow')).toBeUndefined();
+    expect(Moment.safeParse('2026-11-26T25:00:00').success).toBe(false);
   });
 
   it('accepts epoch milliseconds', () => {

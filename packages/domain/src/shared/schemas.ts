@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { z } from './zod.js';
 
 export const Id = z.string().min(1).max(100).openapi({ description: 'Opaque identifier', example: 'task_01JD8Z6Q3K5WX2N7V9R4T0Y1AB' });
@@ -33,23 +34,47 @@ export const Limit = z.coerce
 export const Cursor = z.string().min(1).max(500).openapi({ description: 'Cursor from the previous page' });
 export const PageQuery = { limit: Limit, cursor: Cursor.optional() };
 
-/** A moment given as ISO 8601 or epoch milliseconds. */
+/**
+ * A date-time without an offset (`2026-11-26T10:00`, or a bare day): it names a wall-clock time of the workspace, so
+ * the use case, which knows the workspace, turns it into a moment with `momentIn`. The schema cannot: it is parsed
+ * before anyone knows whose request it is.
+ */
+export interface LocalMoment {
+  local: string;
+}
+export type MomentValue = number | LocalMoment;
+
+/** A moment given as ISO 8601 or epoch milliseconds; without an offset, a `LocalMoment` of the workspace's zone. */
 export const Moment = z
   .string()
-  .transform((s, ctx) => {
-    const iso = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-    const ms = /^\d{1,16}$/.test(s) ? Number(s) : iso.test(s) ? Date.parse(s) : Number.NaN;
+  .transform((s, ctx): MomentValue => {
+    const iso = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+    const m = iso.exec(s);
+    const ms = /^\d{1,16}$/.test(s) ? Number(s) : m ? Date.parse(m[1] ? s : `${s.replace(' ', 'T')}${s.length === 10 ? 'T00:00' : ''}Z`) : Number.NaN;
     if (!Number.isFinite(ms)) {
       ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp or epoch milliseconds' });
       return z.NEVER;
     }
+    // Checked in UTC: a time zone moves a moment by hours, never across the years' bounds' meaning.
     if (!inYears(ms)) {
       ctx.addIssue({ code: 'custom', message: yearsText });
       return z.NEVER;
     }
-    return ms;
+    return m && !m[1] ? { local: s.replace(' ', 'T') } : ms;
   })
-  .openapi({ type: 'string', description: 'ISO 8601 timestamp or epoch milliseconds', example: '2026-11-01T00:00:00Z' });
+  .openapi({
+    type: 'string',
+    description: "ISO 8601 timestamp or epoch milliseconds; a date-time without an offset is read in the workspace's time zone",
+    example: '2026-11-01T00:00:00Z',
+  });
+
+/** The moment a `Moment` value names, a `LocalMoment` read as wall-clock time in `timezone`. */
+export function momentIn(m: MomentValue, timezone: string): number;
+export function momentIn(m: MomentValue | undefined, timezone: string): number | undefined;
+export function momentIn(m: MomentValue | undefined, timezone: string): number | undefined {
+  if (m === undefined || typeof m === 'number') return m;
+  return DateTime.fromISO(m.local, { zone: timezone }).toMillis();
+}
 
 /** Comma list of enum values in a query string. */
 export const commaEnum = <const T extends readonly [string, ...string[]]>(values: T) =>

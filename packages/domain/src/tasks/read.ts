@@ -1,4 +1,4 @@
-import { decodeCursor, type Deps, encodeCursor, invalid, type Page } from '../shared/index.js';
+import { decodeCursor, type Deps, encodeCursor, invalid, momentIn, type Page } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { assigneeFilter, filterUserId } from '../people/index.js';
 import { type Versioned, withoutVersion } from '../versions/index.js';
@@ -32,7 +32,7 @@ export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps)
       assigneeId: await assigneeFilter(actor, query.assigneeId, deps.store),
       reporterId: query.reporterId === undefined ? undefined : await filterUserId(actor, query.reporterId, deps.store),
       types: query.type, priorities: query.priority,
-      labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, dueAfter: query.dueAfter, updatedSince: query.updatedSince,
+      labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, dueAfter: query.dueAfter, updatedSince: momentIn(query.updatedSince, actor.workspace.timezone),
       q: query.q, archived: query.archived, orderBy: query.orderBy,
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },

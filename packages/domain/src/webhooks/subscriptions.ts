@@ -1,4 +1,4 @@
-import { decodeCursor, type Deps, encodeCursor, invalid, job, notFound, type Page, rejected } from '../shared/index.js';
+import { decodeCursor, type Deps, encodeCursor, invalid, job, notFound, type Page, recordAudit, rejected, type Repos } from '../shared/index.js';
 import { webhookPorts } from './delivery.js';
 import type { WebhookDeliveryRecord, WebhookPatch, WebhookRecord } from './ports.js';
 import { newWebhookSecret, parseWebhookUrl, refusedAddress } from './rules.js';
@@ -43,6 +43,24 @@ async function checkScope(workspaceId: string, events: WebhookEventType[], proje
   }
 }
 
+/**
+ * What the audit log keeps of a subscription: its events, projects and state, and only the URL's origin, since a
+ * receiver's path or query often carries a token of its own. Never the signing secret.
+ */
+const auditOf = (w: Pick<WebhookRecord, 'url' | 'events' | 'projectIds' | 'active'>) => {
+  let origin = '';
+  try {
+    origin = new URL(w.url).origin;
+  } catch {
+    origin = '';
+  }
+  return { origin, events: w.events, projectIds: w.projectIds, active: w.active };
+};
+
+async function audit(repos: Repos, deps: Deps, w: WebhookRecord, action: string, details: Record<string, unknown>): Promise<void> {
+  await recordAudit(repos, deps, null, { workspaceId: w.workspaceId, action, targetType: 'webhook', targetId: w.id, details });
+}
+
 async function webhookOr404(id: string, deps: Deps): Promise<WebhookRecord> {
   const w = await deps.store.webhooks.get(id);
   if (!w) throw notFound('Webhook');
@@ -55,10 +73,14 @@ export async function createWebhook(workspaceId: string, input: CreateWebhookInp
   const url = await checkedUrl(input.url, deps);
   await checkScope(workspaceId, input.events, input.projectIds, deps);
   const now = deps.now();
-  const w = await deps.store.webhooks.create({
-    workspaceId, url, events: input.events, projectIds: input.projectIds, active: true, secret: newWebhookSecret(),
-    previousSecret: null, previousSecretExpiresAt: null, failingSince: null, disabledAt: null, disabledReason: null,
-    createdAt: now, updatedAt: now,
+  const w = await deps.store.transaction(async (store) => {
+    const created = await store.webhooks.create({
+      workspaceId, url, events: input.events, projectIds: input.projectIds, active: true, secret: newWebhookSecret(),
+      previousSecret: null, previousSecretExpiresAt: null, failingSince: null, disabledAt: null, disabledReason: null,
+      createdAt: now, updatedAt: now,
+    });
+    await audit(store, deps, created, 'webhook.created', auditOf(created));
+    return created;
   });
   return { ...presentWebhook(w), secret: w.secret };
 }
@@ -81,11 +103,19 @@ export async function updateWebhook(id: string, input: UpdateWebhookInput, deps:
     if (input.active) Object.assign(patch, { failingSince: null, disabledAt: null, disabledReason: null });
     else Object.assign(patch, { disabledAt: patch.updatedAt, disabledReason: 'switched off by the operator' });
   }
-  return presentWebhook((await deps.store.webhooks.update(id, patch))!);
+  return deps.store.transaction(async (store) => {
+    const updated = (await store.webhooks.update(id, patch))!;
+    await audit(store, deps, updated, 'webhook.changed', { from: auditOf(w), to: auditOf(updated) });
+    return presentWebhook(updated);
+  });
 }
 
 export async function deleteWebhook(id: string, deps: Deps): Promise<void> {
-  if (!(await deps.store.webhooks.delete(id))) throw notFound('Webhook');
+  await deps.store.transaction(async (store) => {
+    const w = await store.webhooks.get(id);
+    if (!w || !(await store.webhooks.delete(id))) throw notFound('Webhook');
+    await audit(store, deps, w, 'webhook.deleted', auditOf(w));
+  });
 }
 
 /** A new secret; the previous one keeps signing (a second v1) for the policy's overlap, 24 h by default. */
@@ -95,9 +125,11 @@ export async function rotateSecret(id: string, deps: Deps): Promise<WebhookWithS
   const updated = await deps.store.transaction(async (repos) => {
     const w = await repos.webhooks.get(id);
     if (!w) throw notFound('Webhook');
-    return (await repos.webhooks.update(id, {
+    const rotated = (await repos.webhooks.update(id, {
       secret: newWebhookSecret(), previousSecret: w.secret, previousSecretExpiresAt: now + webhookPorts(deps).policy.secretOverlapMs, updatedAt: now,
     }))!;
+    await audit(repos, deps, rotated, 'webhook.secret_rotated', {});
+    return rotated;
   });
   return { ...presentWebhook(updated), secret: updated.secret };
 }

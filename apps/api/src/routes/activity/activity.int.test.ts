@@ -124,7 +124,7 @@ describe('GET /tasks/{ref}/activity', () => {
     const member = await ws.user();
     const restricted = await ws.key(member.id, { projectIds: [other.id] });
     expect((await h.call(restricted.token, 'GET', `/tasks/${t.key}/activity`)).status).toBe(404);
-    const noRead = await ws.key(member.id, { scopes: ['projects:read'] });
+    const noRead = await ws.key(member.id, { scopes: ['time:read'] });
     expect((await h.call(noRead.token, 'GET', `/tasks/${t.key}/activity`)).body.error.code).toBe('insufficient_scope');
   });
 });
@@ -146,9 +146,15 @@ describe('GET /activity', () => {
     expect(one.every((e: any) => e.task.id === a.id)).toBe(true);
     expect((await h.call(ws.token, 'GET', `/activity?until=${start}&taskId=${a.key}`)).body.data).toEqual([]);
 
-    // 2000-01-01T00:00:00 in Moscow is 1999-12-31T21:00Z: until then nothing; an explicit offset is taken as given.
-    const local = await h.call(ws.token, 'GET', '/activity?since=2000-01-01T00:00:00&until=2000-01-01T03:00:00');
-    expect(local.status, local.text).toBe(200);
+    // Without an offset, a date-time is Moscow wall-clock time (the workspace's zone), not the server's (UTC here).
+    const moscow = (ms: number) => new Date(ms + 3 * 3_600_000).toISOString().slice(0, 19);
+    const justBefore = moscow(start - 60_000);
+    const soon = moscow(Date.now() + 60_000);
+    expect((await h.call(ws.token, 'GET', `/activity?taskId=${a.key}&since=${justBefore}`)).body.total).toBe(1);
+    expect((await h.call(ws.token, 'GET', `/activity?taskId=${a.key}&since=${soon}`)).body.total).toBe(0);
+    expect((await h.call(ws.token, 'GET', `/activity?taskId=${a.key}&until=${soon}`)).body.total).toBe(1);
+    expect((await h.call(ws.token, 'GET', `/tasks?projectId=${project.id}&updatedSince=${justBefore}`)).body.data.map((t: any) => t.key)).toContain(a.key);
+    expect((await h.call(ws.token, 'GET', `/tasks?projectId=${project.id}&updatedSince=${soon}`)).body.total).toBe(0);
     expect((await h.call(ws.token, 'GET', '/activity?since=yesterday')).body.error).toMatchObject({ code: 'invalid_request' });
     expect((await h.call(ws.token, 'GET', '/activity?since=yesterday')).body.error.message).toContain('since');
     expect((await h.call(ws.token, 'GET', '/activity?projectId=NOPE')).status).toBe(404);
