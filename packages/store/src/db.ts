@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
+import { installDeadline } from './deadline.js';
 import { migrationSource } from './migrations/index.js';
 
 // Epoch-ms timestamps and sums live in bigint columns; they fit a JS number.
@@ -27,6 +28,10 @@ export interface DatabaseOptions {
    * missing on the next.
    */
   preparedStatements?: boolean;
+  /** Requests waiting for a pooled connection at most, the next refused at once; default from DATABASE_MAX_WAITING or 100. */
+  maxWaiting?: number;
+  /** A statement slower than this (ms) means a brownout to the outage watch; default from DATABASE_SLOW_MS or 250. */
+  slowMs?: number;
 }
 
 /** The DATABASE_* settings of the connection factory, as the environment gives them (checked at start by each app's config). */
@@ -35,13 +40,15 @@ export interface DatabaseSettings {
   acquireTimeoutMs: number;
   statementTimeoutMs: number;
   preparedStatements: boolean;
+  maxWaiting: number;
+  slowMs: number;
 }
 
-export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = { connectTimeoutMs: 3000, acquireTimeoutMs: 5000, statementTimeoutMs: 15_000, preparedStatements: true };
+export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = { connectTimeoutMs: 3000, acquireTimeoutMs: 5000, statementTimeoutMs: 15_000, preparedStatements: true, maxWaiting: 100, slowMs: 250 };
 
 const intOr = (value: string | undefined, fallback: number): number => (value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : fallback);
 
-/** DATABASE_CONNECT_TIMEOUT_MS, DATABASE_ACQUIRE_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_PREPARED_STATEMENTS. */
+/** DATABASE_CONNECT_TIMEOUT_MS, DATABASE_ACQUIRE_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_PREPARED_STATEMENTS, DATABASE_MAX_WAITING, DATABASE_SLOW_MS. */
 export function databaseSettings(env: NodeJS.ProcessEnv = process.env): DatabaseSettings {
   const d = DEFAULT_DATABASE_SETTINGS;
   const prepared = env.DATABASE_PREPARED_STATEMENTS?.trim().toLowerCase();
@@ -50,6 +57,8 @@ export function databaseSettings(env: NodeJS.ProcessEnv = process.env): Database
     acquireTimeoutMs: intOr(env.DATABASE_ACQUIRE_TIMEOUT_MS, d.acquireTimeoutMs),
     statementTimeoutMs: intOr(env.DATABASE_STATEMENT_TIMEOUT_MS, d.statementTimeoutMs),
     preparedStatements: !(prepared === 'false' || prepared === '0'),
+    maxWaiting: intOr(env.DATABASE_MAX_WAITING, d.maxWaiting),
+    slowMs: intOr(env.DATABASE_SLOW_MS, d.slowMs),
   };
 }
 
@@ -64,10 +73,19 @@ const KNEX_LOG = {
 
 const SESSION = '-c jit=off -c max_parallel_workers_per_gather=0';
 
-/** One connection factory for PostgreSQL (pg) and embedded PGlite. */
+/**
+ * One connection factory for PostgreSQL (pg) and embedded PGlite. Work run under a request's deadline
+ * (`withDeadline`) is bounded by it on the client side (`deadline.ts`).
+ */
 export function openDatabase(opts: DatabaseOptions): Knex {
+  const env = databaseSettings();
+  const db = connect(opts, env);
+  installDeadline(db, { maxWaiting: opts.maxWaiting ?? env.maxWaiting, slowMs: opts.slowMs ?? env.slowMs });
+  return db;
+}
+
+function connect(opts: DatabaseOptions, env: DatabaseSettings): Knex {
   if (opts.databaseUrl) {
-    const env = databaseSettings();
     const statementTimeoutMs = opts.statementTimeoutMs ?? env.statementTimeoutMs;
     return knexFactory({
       client: 'pg',

@@ -1,0 +1,13 @@
+export type FaultMode = 'pass' | 'hold' | 'drop' | { delayMs: number };
+
+export interface FaultProxy {
+  readonly port: number;
+  readonly mode: FaultMode;
+  /** Open proxied connections. */
+  readonly connections: number;
+  set(mode: FaultMode): void;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy to `target` whose faults a test switches: delay per chunk, a blackhole that holds, one that drops. */
+export function startFaultProxy(target: { port: number; host?: string }, o?: { port?: number }): Promise<FaultProxy>;
