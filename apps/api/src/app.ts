@@ -3,7 +3,7 @@ import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
 import { type Deps, DomainError, keys } from '@tt/domain';
-import { authenticateKey, type Drain, errorHandler, httpMetrics, jsonBody, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type RateLimiter } from '@tt/http';
+import { authenticateKey, type Drain, errorHandler, requestDeadline, httpMetrics, jsonBody, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type RateLimiter } from '@tt/http';
 import { operatorRoutes } from './admin/index.js';
 import { idempotencyKeys } from './http/idempotency.js';
 import { Routes } from './http/route.js';
@@ -80,6 +80,8 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   app.use(
     '/v1',
     jsonBody({ limit: '1mb', strict: false }),
+    // REQUEST_DEADLINE_MS: database work past it is abandoned and the request answers 503 with Retry-After.
+    requestDeadline(),
     authenticateKey(a.deps, 'api'),
     rateLimit(a.limiter, keyed),
     // After authentication (keys belong to the API key) and the rate limit (a 429 is never stored).
@@ -105,6 +107,7 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
   app.use(
     '/admin/v1',
     jsonBody({ limit: '1mb', strict: false }),
+    requestDeadline(),
     (req, _res, next) => {
       const token = keys.bearerToken(req.headers.authorization);
       if (!token || !keys.sameSecret(token, a.adminToken)) return next(new DomainError('unauthorized', 'Send the operator token as Authorization: Bearer <ADMIN_TOKEN>'));

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { closeServer, createLogger, createRuntime, httpMetrics, listen, metricsRoute, readiness, type Runtime, webhookSettings } from '@tt/http';
+import { closeServer, createLogger, createRuntime, httpMetrics, listen, metricsRoute, READY_CHECK_MS, readiness, type Runtime, webhookSettings, withTimeout } from '@tt/http';
 import type { WorkerConfig } from './config.js';
 import { startRetention } from './retention.js';
 
@@ -15,8 +15,8 @@ export function createWorkerApp(runtime: Runtime, o: { metricsToken?: string | u
   app.use(httpMetrics('worker'));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/ready', async (_req, res) => {
-    const checks = await runtime.ready();
-    const stats = await runtime.jobs.stats().catch(() => undefined);
+    // Both bounded (about a second): a Redis or database that does not answer makes the worker not ready, not silent.
+    const [checks, stats] = await Promise.all([runtime.ready(), withTimeout(runtime.jobs.stats(), READY_CHECK_MS).catch(() => undefined)]);
     checks.queue = stats !== undefined;
     const { ok, body } = readiness(checks, { draining: runtime.drain.draining });
     res.status(ok ? 200 : 503).json({ ...body, queue: stats ?? null });

@@ -19,6 +19,13 @@ export const BaseConfigShape = {
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).optional(),
   DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false', '1', '0']).optional(),
+  /** Requests waiting for a pooled connection at most (the next get 503 at once), and the brownout threshold. */
+  DATABASE_MAX_WAITING: z.coerce.number().int().min(0).optional(),
+  DATABASE_SLOW_MS: z.coerce.number().int().min(1).optional(),
+  /** A request's deadline, ms: database work past it is abandoned and the request answers 503 (0 = none). */
+  REQUEST_DEADLINE_MS: z.coerce.number().int().min(0).max(120_000).optional(),
+  /** A Redis command not answered within this many ms fails (the rate limit falls back). */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).optional(),
   /** Optional bearer token for GET /metrics; unset = open (keep /metrics off public routes). */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
 };

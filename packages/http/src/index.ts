@@ -10,3 +10,4 @@ export * from './runtime.js';
 export * from './config.js';
 export * from './metrics.js';
 export * from './webhook-config.js';
+export * from './deadline.js';

@@ -12,11 +12,15 @@ export interface RateLimiter {
   consume(key: string): Promise<{ allowed: boolean; remaining: number; resetSeconds: number }>;
 }
 
+/** While the limiter falls back after a failed command, how often one request tries the shared budget again. */
+const RETRY_SHARED_MS = 1000;
+
 /**
  * A fixed one-minute window per key. With Redis every API and MCP process draws on the same budget. While Redis is
  * unreachable (not connected, or a command fails) a per-process memory limiter stands in: requests keep being served
  * and limited, each process on its own budget. Entering and leaving the fallback is logged once each and shown by
- * the `tt_rate_limit_fallback` gauge; the shared budget is tried again as soon as the connection is back.
+ * the `tt_rate_limit_fallback` gauge; the shared budget is tried again as soon as the connection is back. A Redis
+ * that stays connected but does not answer (commands fail after REDIS_COMMAND_TIMEOUT_MS) falls back the same way.
  */
 export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logger, 'warn' | 'info'>): RateLimiter {
   const opts = { points: limit, duration: 60, keyPrefix: 'tt:rl' };
@@ -24,6 +28,9 @@ export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logge
   // rejectIfRedisNotReady: a disconnected client answers at once instead of queueing the command.
   const shared: RateLimiterAbstract | undefined = redis ? new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true }) : undefined;
   let fallback = false;
+  // After a failed command (a Redis that does not answer fails each after its command timeout) the shared budget is
+  // tried again by one request a second at most; the others count in memory at once instead of waiting too.
+  let retryAt = 0;
   const fallBack = (on: boolean, reason?: string) => {
     if (on === fallback) return;
     fallback = on;
@@ -37,6 +44,8 @@ export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logge
       fallBack(true, `redis ${redis.status}`);
       return memory.consume(key, 1);
     }
+    if (fallback && Date.now() < retryAt) return memory.consume(key, 1);
+    retryAt = Date.now() + RETRY_SHARED_MS;
     try {
       const r = await shared.consume(key, 1);
       fallBack(false);

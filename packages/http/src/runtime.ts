@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
 import { type ChangeFeedHandle, createJobSystem, createLocalChangeFeed, createRedisChangeFeed, createWebhookPorts, DEFAULT_PREFIX, type JobSystem } from '@tt/jobs';
-import { createStore, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase } from '@tt/store';
+import { createStore, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase, withDeadline, withoutDeadline } from '@tt/store';
 import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { createDrain, type Drain } from './readiness.js';
@@ -51,9 +51,19 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/** `p`, or a rejection after `ms` (what `p` still does then is left to finish on its own). */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** The longest a readiness check waits for the database or Redis: a probe with a shorter timeout still gets an answer. */
+export const READY_CHECK_MS = 800;
+
+/** REDIS_COMMAND_TIMEOUT_MS (checked at start by each app's config), default 1000: a Redis command not answered by then fails. */
+export function redisCommandTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.REDIS_COMMAND_TIMEOUT_MS?.trim();
+  return v !== undefined && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : 1000;
 }
 
 /** Opens the database (PostgreSQL or embedded PGlite) and Redis when configured, and builds the use-case deps. */
@@ -61,7 +71,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const db = openDatabase({ databaseUrl: o.databaseUrl, dataDir: o.dataDir });
   if (o.migrate !== false) await migrate(db);
   const database = isPglite(db) ? undefined : watchDatabase(db, o.logger);
-  const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
+  // A Redis that stops answering without closing the connection fails each command after commandTimeout instead of
+  // holding the request (the rate limit then falls back to its per-process budget).
+  const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, commandTimeout: redisCommandTimeoutMs() }) : undefined;
   redis?.on('error', (err) => o.logger.warn({ err: err.message }, 'redis error'));
   // Connect before serving, so the first requests already share the Redis budget.
   if (redis) await redis.connect().catch((err: Error) => o.logger.error({ err: err.message }, 'redis unreachable at start'));
@@ -91,13 +103,20 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     changes,
     database,
     async ready() {
-      const checks: Record<string, boolean> = {};
-      checks.database = await db.raw('select 1').then(() => true, (err: unknown) => {
-        database?.report(err);
-        return false;
-      });
+      // Both checks at once, each bounded (READY_CHECK_MS): /ready answers in about a second whatever the database or
+      // Redis does. The database's `select 1` runs under a deadline of its own, so a connection that does not answer
+      // is abandoned, not left to hang in the pool; while the watch holds an outage, its probes answer instead.
+      const dbCheck =
+        database?.down === true
+          ? Promise.resolve(false)
+          : withoutDeadline(() => withDeadline(READY_CHECK_MS, () => db.raw('select 1'))).then(() => true, (err: unknown) => {
+              database?.report(err);
+              return false;
+            });
       // A Redis that hangs counts as down rather than holding the probe.
-      if (redis) checks.redis = await withTimeout(redis.ping(), 1000).then((r) => r === 'PONG', () => false);
+      const redisCheck = redis ? withTimeout(redis.ping(), READY_CHECK_MS).then((r) => r === 'PONG', () => false) : undefined;
+      const checks: Record<string, boolean> = { database: await dbCheck };
+      if (redisCheck) checks.redis = await redisCheck;
       return checks;
     },
     async close() {

@@ -1,0 +1,72 @@
+import type { RequestHandler, Response } from 'express';
+import { RETRY_AFTER_UNAVAILABLE_S } from '@tt/domain';
+import { withDeadline } from '@tt/store';
+import { UNAVAILABLE_MESSAGE } from './errors.js';
+
+/** REQUEST_DEADLINE_MS's default: a request's database work is abandoned after this long and it answers 503. */
+export const DEFAULT_REQUEST_DEADLINE_MS = 5000;
+
+/**
+ * How long after its deadline a request that still has not answered (it waits on something other than the database)
+ * is answered 503 by the deadline itself.
+ */
+export const DEADLINE_GRACE_MS = 500;
+
+/** REQUEST_DEADLINE_MS (checked at start by each app's config), or the default; 0 turns the deadline off. */
+export function requestDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.REQUEST_DEADLINE_MS?.trim();
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : DEFAULT_REQUEST_DEADLINE_MS;
+}
+
+export interface RequestDeadlineOptions {
+  /** The deadline, ms from the moment the middleware runs (default REQUEST_DEADLINE_MS, 5000; 0 = none). */
+  ms?: number | undefined;
+  /** Requests that stream for long on purpose (an MCP `subscriptions/listen`) and get no deadline. */
+  skip?: (req: Parameters<RequestHandler>[0]) => boolean;
+}
+
+/**
+ * A deadline per request. Every statement the request runs (its transaction included) is bounded by it on the client
+ * side (the store's `withDeadline`): one that cannot finish in time is abandoned with its connection, no statement
+ * starts after it (so a write past it is rolled back, never committed later), and the error answers 503
+ * `service_unavailable` with Retry-After, as a database outage does. A request that still has no answer
+ * `DEADLINE_GRACE_MS` after its deadline (it waits on something else) is answered 503 here, unless its COMMIT is on
+ * its way (the statement's own timeout ends that wait): an answer given then must be the commit's outcome.
+ *
+ * Mount it after the body parser: the rest of the request runs inside its deadline's context.
+ */
+export function requestDeadline(o: RequestDeadlineOptions = {}): RequestHandler {
+  const ms = o.ms ?? requestDeadlineMs();
+  return (req, res, next) => {
+    if (ms <= 0 || o.skip?.(req)) return next();
+    // The response's own end, before later layers wrap it (the Idempotency-Key layer holds answers back).
+    const end = res.end.bind(res) as (body: string) => Response;
+    withDeadline(ms, (deadline) => {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        if (res.headersSent || res.writableEnded || deadline.committing) return;
+        timedOut = true;
+        res.statusCode = 503;
+        res.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE_S));
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        end(JSON.stringify({ error: { code: 'service_unavailable', message: UNAVAILABLE_MESSAGE } }));
+        req.log?.warn({ deadlineMs: ms }, 'request answered 503 at its deadline');
+      }, ms + DEADLINE_GRACE_MS);
+      timer.unref();
+      res.once('close', () => {
+        clearTimeout(timer);
+        // Answered in time: what it left running (a job it started) is no longer bound by its deadline.
+        if (!timedOut && res.writableFinished) deadline.settled = true;
+      });
+      next();
+    });
+  };
+}
+
+/**
+ * The MCP gateway's deadline: every JSON-RPC request but `subscriptions/listen`, a stream that stays open on purpose
+ * (each change it sends reads the database outside any request). Mount it after the JSON body parser.
+ */
+export function mcpRequestDeadline(ms?: number): RequestHandler {
+  return requestDeadline({ ms, skip: (req) => (req.body as { method?: unknown } | null)?.method === 'subscriptions/listen' });
+}
