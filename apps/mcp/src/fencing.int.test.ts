@@ -1,3 +1,4 @@
+import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, comments, docs, keys, meetings, people, projects, type Scope, SCOPES, tasks } from '@tt/domain';
@@ -69,7 +70,8 @@ beforeAll(async () => {
     ],
     summary: {
       overview: h('overview'), topics: [{ title: h('topicTitle'), points: [h('topicPoint')] }], decisions: [h('decision')],
-      actionItems: [{ text: h('agreement'), owner: h('owner'), due: '2026-11-09', taskId: task.id }, { text: h('agreement2'), owner: 'Bob', due: null, taskId: null }],
+      actionItems: [{ text: h('agreement'), owner: h('owner'), due: '2026-11-09', taskId: task.id }, { text: h('agreement2'), owner: 'Bob', due: null, taskId: null },
+        { text: UNSHOWN, owner: 'Bob', due: null, taskId: null }],
     },
   }, deps);
   Object.assign(ids, {
@@ -82,7 +84,8 @@ beforeAll(async () => {
 afterAll(() => fx?.close());
 
 /** Arguments per tool: every registered tool needs a row, or the test fails naming it. Writes also write hostile text. */
-const ARGS: Record<string, () => Record<string, unknown>> = {
+/** Arguments per tool, for the `round`-th pass (one per protocol era): writes that can run once take a new target each round. */
+const ARGS: Record<string, (round: number) => Record<string, unknown>> = {
   whoami: () => ({}),
   list_projects: () => ({}),
   list_users: () => ({}),
@@ -90,7 +93,7 @@ const ARGS: Record<string, () => Record<string, unknown>> = {
   get_task: () => ({ task: ids.task }),
   add_comment: () => ({ task: ids.task, text: h('newComment') }),
   create_task: () => ({ title: h('createdTitle'), project: 'WEB', labels: [h('createdLabel')], checklist: [{ text: UNSHOWN, done: false }] }),
-  create_task_from_agreement: () => ({ meeting: ids.meeting, agreement: 1 }),
+  create_task_from_agreement: (round) => ({ meeting: ids.meeting, agreement: 1 + round }),
   update_task: () => ({ task: ids.parent, title: h('updatedTitle'), labels: [h('updatedLabel')] }),
   move_task: () => ({ task: ids.task, column: ids.column }),
   log_time: () => ({ task: ids.task, minutes: 30, note: UNSHOWN }),
@@ -101,6 +104,7 @@ const ARGS: Record<string, () => Record<string, unknown>> = {
   update_doc: () => ({ doc: ids.doc, title: h('updatedDoc') }),
   list_meetings: () => ({}),
   get_meeting: () => ({ meeting: ids.meeting, includeTranscript: true }),
+  list_activity: () => ({ project: 'WEB' }),
 };
 
 const seen = new Set<string>();
@@ -120,16 +124,17 @@ function checkText(text: string, where: string): void {
 }
 
 describe('every person-written string reaches the model inside a block, in every tool and format', () => {
-  it('covers every registered tool', async () => {
+  /** Every tool the client lists, in both formats where it has them: the answers pass checkText. */
+  async function everyTool(client: Client | ClientV2, round: number): Promise<void> {
     const tools = (await client.listTools()).tools;
     const missing = tools.map((t) => t.name).filter((name) => !ARGS[name]);
     expect(missing, 'tools without a row in ARGS: add one, with hostile text where the tool writes').toEqual([]);
     for (const tool of tools) {
       const formats = tool.inputSchema.properties && 'format' in tool.inputSchema.properties ? ['markdown', 'json'] : [undefined];
       for (const format of formats) {
-        const args = { ...ARGS[tool.name]!(), ...(format ? { format } : {}) };
+        const args = { ...ARGS[tool.name]!(round), ...(format ? { format } : {}) };
         const r = await callTool(client, tool.name, args);
-        const where = `${tool.name} ${format ?? ''}`;
+        const where = `${tool.name} ${format ?? ''} (round ${round})`;
         expect(r.isError, `${where}: ${r.text}`).toBeFalsy();
         checkText(r.text, where);
         expect(JSON.stringify(r.structuredContent ?? {}), where).not.toMatch(INVISIBLE);
@@ -141,7 +146,11 @@ describe('every person-written string reaches the model inside a block, in every
         }
       }
     }
-  });
+  }
+
+  it('covers every registered tool (2025-era client)', () => everyTool(client, 0));
+
+  it('covers every registered tool (2026-07-28 client)', async () => everyTool(await fx.connectV2(ids.key!, 'pinned'), 1));
 
   it('lists resources with one-line titles free of smuggling, and reads them fenced', async () => {
     const { resources } = await client.listResources();
