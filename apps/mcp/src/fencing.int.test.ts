@@ -104,6 +104,8 @@ const ARGS: Record<string, (round: number) => Record<string, unknown>> = {
   update_doc: () => ({ doc: ids.doc, title: h('updatedDoc') }),
   list_meetings: () => ({}),
   get_meeting: () => ({ meeting: ids.meeting, includeTranscript: true }),
+  // The history shows changes made above (titles and labels changed by update_task), so it runs after the writes.
+  list_activity: () => ({}),
   list_activity: () => ({ project: 'WEB' }),
 };
 
