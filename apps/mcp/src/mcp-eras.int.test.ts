@@ -51,6 +51,7 @@ const calls = (agreement = 0): Array<[string, Record<string, unknown>]> => [
   ['move_task', { task: taskKey, column: 'progress' }], ['log_time', { task: taskKey, minutes: 15 }], ['time_report', {}],
   ['list_docs', {}], ['get_doc', { doc: docId }], ['create_doc', { space: 'Handbook', title: 'Notes', content: 'Hello' }],
   ['update_doc', { doc: docId, content: 'Check staging first, then prod' }], ['list_meetings', {}], ['get_meeting', { meeting: meetingId }],
+  ['list_activity', { project: 'WEB' }],
 ];
 
 describe('every tool on one URL, in both eras', () => {

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources.js';
+import { listActivity } from './tools/activity.js';
 import { addComment } from './tools/comments.js';
 import { createDoc, getDoc, listDocs, updateDoc } from './tools/docs.js';
 import { createTaskFromAgreement, getMeeting, listMeetings } from './tools/meetings.js';
@@ -32,7 +33,7 @@ export const SERVER_INSTRUCTIONS = [
 /** Every tool; registerTools keeps those the key's rights and the session allow. */
 export const TOOLS: ReadonlyArray<ToolDef> = [
   whoami, listProjects, listUsers, searchTasks, getTask, addComment, createTask, createTaskFromAgreement, updateTask, moveTask, logTime,
-  timeReport, listDocs, getDoc, createDoc, updateDoc, listMeetings, getMeeting,
+  timeReport, listDocs, getDoc, createDoc, updateDoc, listMeetings, getMeeting, listActivity,
 ] as ReadonlyArray<ToolDef>;
 
 /** The scopes a tool needs, by name (undefined for a name that is no tool). */

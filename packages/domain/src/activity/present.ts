@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { ActivityRow, AuditRecord } from '../shared/index.js';
 import type { ActivityEntry, AuditEntry } from './schema.js';
 
@@ -26,4 +27,16 @@ export function presentAudit(r: AuditRecord): AuditEntry {
     target: { type: r.targetType, id: r.targetId },
     details: r.details,
   };
+}
+
+/** An entry's moment as the workspace's wall-clock time, `YYYY-MM-DD HH:mm` (for text answers). */
+export const wallClock = (at: number, timezone: string): string => DateTime.fromMillis(at, { zone: timezone }).toFormat('yyyy-LL-dd HH:mm');
+
+/** A change as one short line: `field: from → to`, values as compact JSON, each at most `max` characters. */
+export function changeLine(c: { field: string; from: unknown; to: unknown }, max = 200): string {
+  const show = (v: unknown) => {
+    const s = v === null || v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v);
+    return s.length > max ? `${s.slice(0, max)}…` : s;
+  };
+  return `${c.field}: ${show(c.from)} → ${show(c.to)}`;
 }

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activity, keys, oauth } from '@tt/domain';
+import type { McpServerHandle } from './index.js';
+import { register, seedWorkspace, signIn } from './oauth/test/flow.js';
+import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
+
+// PGlite is one connection: the tests of this file run one after another on one runtime.
+let fx: McpFixture;
+let mcp: McpServerHandle;
+let seed: Awaited<ReturnType<typeof seedWorkspace>>;
+const redirectUri = 'https://client.example/callback';
+
+beforeAll(async () => {
+  fx = await mcpFixture();
+  seed = await seedWorkspace(fx.runtime.deps);
+  mcp = await fx.start();
+}, 60_000);
+afterAll(() => fx?.close());
+
+const history = async (ref: string) => {
+  const actor = await keys.authenticate({ authorization: `Bearer ${seed.full.token}`, ip: '127.0.0.1', surface: 'api' }, fx.runtime.deps);
+  return (await activity.taskActivity(actor, ref, { limit: 100 }, fx.runtime.deps)).data;
+};
+
+describe('activity through MCP', () => {
+  it('with an API key: every change is recorded as channel mcp with the key, no client name', async () => {
+    const client = await fx.connect(seed.full.token);
+    const made = await call(client, 'create_task', { title: 'Made by an agent', project: 'WEB', priority: 'high' });
+    expect(made.isError, made.text).toBeFalsy();
+    const key = (made.structuredContent as any).key as string;
+    expect((await call(client, 'update_task', { task: key, priority: 'low', labels: ['agent'] })).isError).toBeFalsy();
+    expect((await call(client, 'move_task', { task: key, column: 'done' })).isError).toBeFalsy();
+    expect((await call(client, 'add_comment', { task: key, text: 'Done by the agent' })).isError).toBeFalsy();
+    expect((await call(client, 'log_time', { task: key, minutes: 15 })).isError).toBeFalsy();
+    const entries = await history(key);
+    expect(entries.map((e) => e.action)).toEqual(['time.logged', 'comment.created', 'task.moved', 'task.updated', 'task.created']);
+    for (const e of entries) expect(e.via).toEqual({ channel: 'mcp', keyId: seed.full.id, clientName: null, automationId: null });
+    expect(entries[3]!.changes).toEqual(expect.arrayContaining([{ field: 'priority', from: 'high', to: 'low' }, { field: 'labels', from: [], to: ['agent'] }]));
+  });
+
+  it("with an OAuth token: the change names the client's registered name, and the audit log the registration and the grant", async () => {
+    const reg = (await (await register(mcp.url, { client_name: 'Claude Desktop', redirect_uris: [redirectUri] })).json()) as { client_id: string };
+    const t = await signIn(mcp.url, reg.client_id, redirectUri, seed.full.token);
+    const client = await fx.connect(t.access_token);
+    const r = await call(client, 'update_task', { task: seed.task.key, title: 'Fix the login page, now' });
+    expect(r.isError, r.text).toBeFalsy();
+    const [entry] = await history(seed.task.key);
+    expect(entry).toMatchObject({
+      action: 'task.updated', actor: { id: seed.alice.id, login: 'alice' },
+      via: { channel: 'mcp', keyId: seed.full.id, clientName: 'Claude Desktop' },
+      changes: [{ field: 'title', from: 'Fix the login page', to: 'Fix the login page, now' }],
+    });
+
+    const audit = (await activity.listAudit({ limit: 100 }, fx.runtime.deps)).data;
+    expect(audit.find((a) => a.action === 'oauth.client_registered')).toMatchObject({
+      actor: { kind: 'anonymous' }, target: { type: 'oauth_client', id: reg.client_id }, details: { name: 'Claude Desktop' },
+    });
+    const grant = audit.find((a) => a.action === 'oauth.grant_made')!;
+    expect(grant).toMatchObject({ workspaceId: seed.ws.id, actor: { kind: 'user', id: seed.alice.id }, via: { channel: 'mcp', clientName: 'Claude Desktop' } });
+    await oauth.revokeGrant(grant.target.id, fx.runtime.deps);
+    const revoked = (await activity.listAudit({ limit: 100, action: 'oauth.grant_revoked' }, fx.runtime.deps)).data;
+    expect(revoked[0]).toMatchObject({ actor: { kind: 'operator' }, target: { id: grant.target.id }, details: { by: 'operator' } });
+    expect(JSON.stringify(audit)).not.toContain(t.access_token);
+    expect(JSON.stringify(audit)).not.toContain(t.refresh_token);
+  });
+
+  it('list_activity answers "what changed since ... in WEB" in one call, fenced, with filters and a cursor', async () => {
+    const client = await fx.connect(seed.full.token);
+    const r = await call(client, 'list_activity', { since: '2000-01-01T00:00', project: 'WEB', limit: 3 });
+    expect(r.isError, r.text).toBeFalsy();
+    expect(r.text).toContain('<untrusted-text kind="table">');
+    expect(r.text).toContain('Claude Desktop');
+    expect(r.text).toMatch(/title: Fix the login page → Fix the login page, now/);
+    const index = r.structuredContent as any;
+    expect(index.shown).toBe(3);
+    expect(index.nextCursor).toBeTruthy();
+    const next = await call(client, 'list_activity', { since: '2000-01-01T00:00', project: 'WEB', limit: 3, cursor: index.nextCursor, format: 'json' });
+    const entries = (next.structuredContent as any).entries as any[];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((e) => !index.ids.includes(e.id))).toBe(true);
+
+    const mine = await call(client, 'list_activity', { person: 'me', task: seed.task.key, format: 'json' });
+    expect((mine.structuredContent as any).entries.every((e: any) => e.task.key === seed.task.key && e.actor.login === 'alice')).toBe(true);
+    expect((await call(client, 'list_activity', { since: '2999-01-01' })).text).toContain('No activity');
+    const bad = await call(client, 'list_activity', { since: 'last monday' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain('since');
+    expect((await call(client, 'list_activity', { project: 'NOPE' })).isError).toBe(true);
+  });
+});

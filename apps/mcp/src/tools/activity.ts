@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { activity, ActivityEntry, ActivityQuery, changeLine, wallClock } from '@tt/domain';
+import { answer, fitPage, Format } from '../answer/answer.js';
+import { fenceTable } from '../answer/untrusted.js';
+import { defineTool, pageNote, validate } from '../tool.js';
+
+/** The table of entries: who, when, through what, and each change (person-written values, so one fenced block). */
+function table(entries: readonly ActivityEntry[], timezone: string): string {
+  const cells = entries.map((e) => [
+    wallClock(e.at, timezone),
+    e.task?.key ?? (e.doc ? `page ${e.doc.id}` : ''),
+    e.actor ? `${e.actor.name} (@${e.actor.login})` : 'operator',
+    [e.via.channel, e.via.clientName, e.via.automationId ? `automation ${e.via.automationId}` : null].filter(Boolean).join(', '),
+    e.action,
+    e.changes.map((c) => changeLine(c, 120)).join('; '),
+  ]);
+  return fenceTable(['When', 'Task', 'Who', 'Via', 'Action', 'Changes'], cells);
+}
+
+export const listActivity = defineTool({
+  name: 'list_activity',
+  title: 'List activity',
+  scope: 'tasks:read',
+  toolset: 'tasks',
+  description:
+    'Who changed what and when, newest first: tasks created, fields changed (from → to), moves, comments, time, archive and ' +
+    'restore, pages. Answers "what changed since Monday in WEB" in one call. Filters: `since`/`until` (ISO 8601 or epoch ms; ' +
+    "without an offset, the workspace's time zone), `project` (key or id), `person` (login, id or `me`), `task` (key or id). " +
+    'Each entry says through what it came: rest, mcp (with the agent\'s name when it signed in with OAuth), worker (an automation) or operator.',
+  input: z.strictObject({
+    since: z.string().min(1).max(40).optional().describe('From this moment (inclusive), e.g. 2026-11-23 or 2026-11-23T09:00'),
+    until: z.string().min(1).max(40).optional().describe('Before this moment'),
+    project: z.string().min(1).max(100).optional().describe('Project key (e.g. WEB) or id'),
+    person: z.string().min(1).max(100).optional().describe('Who acted: login, id or `me`'),
+    task: z.string().min(1).max(100).optional().describe('Task key (e.g. WEB-12) or id'),
+    limit: z.number().int().min(1).max(100).default(50).describe('Entries per answer, 1 to 100 (default 50)'),
+    cursor: z.string().min(1).max(500).optional().describe('nextCursor of the previous answer'),
+    format: Format,
+  }),
+  output: z.object({
+    format: Format, total: z.number(), shown: z.number(), nextCursor: z.string().nullable(),
+    ids: z.array(z.string()).optional(), entries: z.array(ActivityEntry).optional(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  async run(args, { actor, deps }) {
+    const base = { since: args.since, until: args.until, projectId: args.project, actorId: args.person, taskId: args.task, cursor: args.cursor };
+    const tz = actor.workspace.timezone;
+    const page = await fitPage(
+      args.limit,
+      (n) => activity.listActivity(actor, validate(ActivityQuery, { ...base, limit: n }), deps),
+      (p) => (args.format === 'json' ? JSON.stringify(p.data).length : table(p.data, tz).length),
+    );
+    const note = pageNote(page.data.length, page.total, 'entry', page.nextCursor).replace('entrys', 'entries');
+    const index = { format: args.format, total: page.total, shown: page.data.length, nextCursor: page.nextCursor };
+    return answer(
+      args.format,
+      () => (page.data.length ? `Activity, newest first (times in ${tz}):\n\n${table(page.data, tz)}\n\n${note}` : 'No activity matches these filters.'),
+      { ...index, entries: page.data },
+      { ...index, ids: page.data.map((e) => e.id) },
+    );
+  },
+});
