@@ -106,7 +106,6 @@ const ARGS: Record<string, (round: number) => Record<string, unknown>> = {
   get_meeting: () => ({ meeting: ids.meeting, includeTranscript: true }),
   // The history shows changes made above (titles and labels changed by update_task), so it runs after the writes.
   list_activity: () => ({}),
-  list_activity: () => ({ project: 'WEB' }),
 };
 
 const seen = new Set<string>();
