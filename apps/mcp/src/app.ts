@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '@tt/domain';
 import { createRateLimiter, errorHandler, httpMetrics, mcpRequestDeadline, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type Runtime } from '@tt/http';
 import { type AllowedOrigins, mcpCors } from './edge/cors.js';
-import { envelopeGuard } from './edge/envelope-guard.js';
+import { deepArgumentsGuard, envelopeGuard } from './edge/envelope-guard.js';
 import { eraEndpoint } from './edge/era.js';
 import { hostGuard, rpcIdOf, sendRpcError } from './edge/host-guard.js';
 import { FLOOD_FACTOR, mcpLimits } from './edge/limits.js';
@@ -91,6 +91,7 @@ export function createMcpApp(o: McpAppOptions): McpApp {
     authenticateMcp(deps, oauthSettings),
     mcpLimits(limiter, flood, keyed),
     scopeStepUp(toolScopes, oauthSettings),
+    deepArgumentsGuard,
     async (req: Request, res: Response, next: NextFunction) => {
       let session;
       try {
