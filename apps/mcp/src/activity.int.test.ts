@@ -14,7 +14,7 @@ beforeAll(async () => {
   fx = await mcpFixture();
   seed = await seedWorkspace(fx.runtime.deps);
   mcp = await fx.start();
-}, 60_000);
+}, 180_000);
 afterAll(() => fx?.close());
 
 const history = async (ref: string) => {
@@ -86,5 +86,22 @@ describe('activity through MCP', () => {
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('since');
     expect((await call(client, 'list_activity', { project: 'NOPE' })).isError).toBe(true);
+  });
+
+  it('get_task shows the latest 20 entries when sections names history, and none by default', async () => {
+    const client = await fx.connect(seed.full.token);
+    const made = await call(client, 'create_task', { title: 'Busy task', project: 'WEB' });
+    const key = (made.structuredContent as any).key as string;
+    for (let i = 0; i < 22; i++) await call(client, 'update_task', { task: key, priority: i % 2 ? 'high' : 'low' });
+    const md = await call(client, 'get_task', { task: key, sections: ['history'] });
+    expect(md.isError, md.text).toBeFalsy();
+    expect(md.text).toContain('## History (latest 20, newest first');
+    expect(md.text).toMatch(/priority: high → low/);
+    expect(md.text).not.toContain('## Comments');
+    const json = await call(client, 'get_task', { task: key, sections: ['history'], format: 'json' });
+    const history = (json.structuredContent as any).history as any[];
+    expect(history).toHaveLength(20);
+    expect(history[0]).toMatchObject({ action: 'task.updated', via: { channel: 'mcp', keyId: seed.full.id } });
+    expect((await call(client, 'get_task', { task: key })).text).not.toContain('## History');
   });
 });

@@ -1,4 +1,4 @@
-import type { context } from '@tt/domain';
+import { changeLine, type context } from '@tt/domain';
 import { person, when } from './render.js';
 import { cutPoint, fence, fenceInline, fenceLines, fenceTable } from './untrusted.js';
 
@@ -84,6 +84,7 @@ export function taskViewData(v: View, cuts: Cuts, offset: number) {
       : {}),
     ...(v.docs ? { docs: v.docs.map((d) => ({ id: d.id, spaceId: d.spaceId, title: d.title, excerpt: d.excerpt, length: d.length })) } : {}),
     ...(v.agreements ? { agreements: v.agreements.slice(0, LIST_MAX) } : {}),
+    ...(v.history ? { history: v.history } : {}),
   };
 }
 
@@ -165,6 +166,17 @@ function rest(v: View): string[] {
       const owner = a.owner.trim() ? fenceInline('name', a.owner) : 'unassigned';
       out.push(`- Meeting ${a.meetingId} on ${a.day} ${fenceInline('meeting-title', a.meetingTitle, { id: a.meetingId })}; ${a.due ? `due ${a.due}; ` : ''}owner ${owner}:`);
       out.push(`  ${fenceInline('agreement', a.text.slice(0, 500), { id: a.meetingId })}`);
+    }
+  }
+  if (v.history) {
+    // Changes carry person-written values (titles, labels, checklist items): one table block.
+    out.push('', `## History (latest ${v.history.length}, newest first; list_activity with task ${t.key} reads older)`, '');
+    if (!v.history.length) out.push('_No recorded changes._');
+    else {
+      out.push(fenceTable(['When', 'Who', 'Via', 'Action', 'Changes'], v.history.map((e) => [
+        when(e.at), e.actor ? `@${e.actor.login}` : 'operator', [e.via.channel, e.via.clientName].filter(Boolean).join(', '), e.action,
+        e.changes.map((c) => changeLine(c, 100)).join('; '),
+      ])));
     }
   }
   return out;

@@ -2,6 +2,7 @@ import { decodeCursor, type Deps, encodeCursor, htmlToMarkdown, missingRef } fro
 import type { CommentRecord } from '../comments/index.js';
 import { type Actor, hasScope, requireScope, type UserRecord } from '../keys/index.js';
 import { agreementsForTask } from '../meetings/index.js';
+import { type ActivityEntry, latestTaskActivity } from '../activity/index.js';
 import { type TaskDetails, type TaskRecord, visibleTask, visibleTasksById } from '../tasks/index.js';
 
 /**
@@ -11,7 +12,11 @@ import { type TaskDetails, type TaskRecord, visibleTask, visibleTasksById } from
  */
 
 export const TASK_SECTIONS = ['description', 'checklist', 'subtasks', 'comments', 'docs', 'agreements'] as const;
-export type TaskSection = (typeof TASK_SECTIONS)[number];
+/** Every part a view may name: the default parts, and the history (the latest entries), read only when asked for. */
+export const VIEW_SECTIONS = [...TASK_SECTIONS, 'history'] as const;
+export type TaskSection = (typeof VIEW_SECTIONS)[number];
+/** Entries of the history part. */
+export const HISTORY_ENTRIES = 20;
 
 export interface TaskViewOptions {
   sections: readonly TaskSection[];
@@ -35,6 +40,7 @@ export interface TaskParts {
   comments?: { rows: CommentRecord[]; total: number; nextCursor: string | null };
   docs?: Array<{ id: string; spaceId: string; title: string; excerpt: string; length: number }>;
   agreements?: Array<{ meetingId: string; meetingTitle: string; day: string; text: string; owner: string; due: string | null }>;
+  history?: ActivityEntry[];
 }
 
 export async function taskView(actor: Actor, ref: string, o: TaskViewOptions, deps: Deps): Promise<TaskParts> {
@@ -66,6 +72,7 @@ export async function taskView(actor: Actor, ref: string, o: TaskViewOptions, de
     view.docs = docs.map((d) => ({ id: d.id, spaceId: d.spaceId, title: d.title, excerpt: d.text.slice(0, o.excerpt), length: d.text.length }));
   }
   if (want.has('agreements') && hasScope(actor, 'meetings:read')) view.agreements = await agreementsForTask(actor, task.id, repos);
+  if (want.has('history')) view.history = await latestTaskActivity(actor, task.id, HISTORY_ENTRIES, deps);
   const userIds = new Set<string>([task.reporterId, ...task.assigneeIds, ...(view.comments?.rows.map((c) => c.authorId) ?? [])]);
   view.users = new Map((await repos.users.byIds(actor.workspace.id, [...userIds])).map((u) => [u.id, u]));
   return view;
