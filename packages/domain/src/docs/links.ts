@@ -3,6 +3,7 @@ import { type Actor, requireScope } from '../keys/index.js';
 import {
   createTaskIn, type CreateTaskInput, getTask, type Task, updateTask, type UpdateTaskInput, visibleTask,
 } from '../tasks/index.js';
+import { recordDocActivity } from './activity.js';
 import type { DocRecord } from './ports.js';
 
 /**
@@ -30,6 +31,8 @@ async function link(actor: Actor, taskId: string, pages: DocRecord[], replace: b
   const change = async (doc: DocRecord, taskIds: string[]) => {
     await repos.docs.setTasks(doc.id, taskIds);
     await repos.docs.addLog({ docId: doc.id, userId: actor.user.id, action: 'updated', changes: ['taskIds'], createdAt: now });
+    // The page's entry and the task's (docIds), as when the link is made from the page's side.
+    await recordDocActivity(repos, deps, actor, doc, { ...doc, taskIds });
   };
   for (const doc of pages) if (!doc.taskIds.includes(taskId)) await change(doc, [...doc.taskIds, taskId]);
   if (!replace) return;
