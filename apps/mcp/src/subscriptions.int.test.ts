@@ -1,7 +1,8 @@
 import { Client as ClientV2, type McpSubscription, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, comments, docs, keys, people, projects, type ProjectWithBoards, type Scope, SCOPES, tasks, time } from '@tt/domain';
-import { startMcp } from './index.js';
+import { type Actor, comments, docs, keys, oauth, people, projects, type ProjectWithBoards, type Scope, SCOPES, tasks, time } from '@tt/domain';
+import { type McpServerHandle, startMcp } from './index.js';
+import { form, register, signIn } from './oauth/test/flow.js';
 import { mcpFixture, type McpFixture } from './test/fixture.js';
 
 // Live subscriptions (2026-07-28 subscriptions/listen) over real HTTP with the SDK's v2 client. Changes are made
@@ -16,6 +17,7 @@ let otherTaskKey: string;
 let secretKey: string;
 let docId: string;
 let twinActor: Actor;
+let mcp: McpServerHandle;
 
 const actorOf = (ws: { id: string; name: string; plan: 'free' | 'team' | 'business'; timezone: string }, user: { id: string }, key: { id: string; scopes: string[] }): Actor => ({
   workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },
@@ -53,7 +55,7 @@ beforeAll(async () => {
   twinActor = actorOf(twin, tom, await keys.issueKey(tom.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps));
   const twinWeb = await projects.createProject(twinActor, { name: 'Twin web', key: 'WEB', description: '', template: 'simple' }, deps);
   expect((await tasks.createTask(twinActor, { title: 'Twin landing', projectId: twinWeb.id }, deps)).key).toBe(taskKey);
-  await fx.start();
+  mcp = await fx.start();
 }, 60_000);
 
 afterAll(() => fx?.close());
@@ -159,6 +161,22 @@ describe('subscriptions/listen', () => {
     await keys.revokeKey(keyIds.revoked!, fx.runtime.deps);
     expect(await Promise.race([s.sub.closed, quiet(1000).then(() => 'open')])).toBe('remote');
     expect(Date.now() - start).toBeLessThan(1000);
+  });
+
+  it('ends the streams of an OAuth grant revoked by its client (RFC 7009) or by the operator', async () => {
+    const redirectUri = 'https://client.example/callback';
+    const clientId = ((await (await register(mcp.url, { client_name: 'Listener', redirect_uris: [redirectUri] })).json()) as { client_id: string }).client_id;
+    const byClient = await signIn(mcp.url, clientId, redirectUri, tokens.alice!);
+    const byOperator = await signIn(mcp.url, clientId, redirectUri, tokens.alice!);
+    const open = async (accessToken: string) => (await listen(await fx.connectV2(accessToken, 'pinned'), [`task://${taskKey}`])).sub;
+    const [a, b] = [await open(byClient.access_token), await open(byOperator.access_token)];
+    const revoked = await fetch(`${mcp.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form({ token: byClient.refresh_token, client_id: clientId }) });
+    expect(revoked.status).toBe(200);
+    expect(await Promise.race([a.closed, quiet(1000).then(() => 'open')])).toBe('remote');
+    expect(await Promise.race([b.closed, quiet(200).then(() => 'open')])).toBe('open');
+    const grants = await oauth.listGrants(actor.user.id, fx.runtime.deps);
+    for (const g of grants) await oauth.revokeGrant(g.id, fx.runtime.deps);
+    expect(await Promise.race([b.closed, quiet(1000).then(() => 'open')])).toBe('remote');
   });
 
   it('bounds the open streams of one key', async () => {
