@@ -104,4 +104,22 @@ describe('activity through MCP', () => {
     expect(history[0]).toMatchObject({ action: 'task.updated', via: { channel: 'mcp', keyId: seed.full.id } });
     expect((await call(client, 'get_task', { task: key })).text).not.toContain('## History');
   });
+
+  it('search_tasks takes createdSince and createdBefore', async () => {
+    const client = await fx.connect(seed.full.token);
+    const before = Date.now();
+    await new Promise((r) => setTimeout(r, 20));
+    const made = await call(client, 'create_task', { title: 'Brand new', project: 'WEB' });
+    const key = (made.structuredContent as any).key as string;
+    const since = await call(client, 'search_tasks', { project: 'WEB', createdSince: String(before), format: 'json' });
+    expect(since.isError, since.text).toBeFalsy();
+    expect(JSON.stringify(since.structuredContent)).toContain(key);
+    expect(JSON.stringify(since.structuredContent)).not.toContain(seed.task.key);
+    const older = await call(client, 'search_tasks', { project: 'WEB', createdBefore: String(before), format: 'json' });
+    expect(JSON.stringify(older.structuredContent)).toContain(seed.task.key);
+    expect(JSON.stringify(older.structuredContent)).not.toContain(key);
+    const bad = await call(client, 'search_tasks', { createdSince: 'soonish' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain('createdSince');
+  });
 });

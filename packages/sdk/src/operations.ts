@@ -48,7 +48,7 @@ export const operations = {
   // Tasks and comments
   getTasks: op({
     method: 'GET', path: '/v1/tasks', status: 200, response: 'TaskPage', body: null,
-    query: ['projectId', 'boardId', 'statusId', 'category', 'assigneeId', 'reporterId', 'type', 'priority', 'label', 'parentId', 'dueBefore', 'dueAfter', 'updatedSince', 'q', 'archived', 'orderBy', ...PAGE],
+    query: ['projectId', 'boardId', 'statusId', 'category', 'assigneeId', 'reporterId', 'type', 'priority', 'label', 'parentId', 'dueBefore', 'dueAfter', 'updatedSince', 'createdSince', 'createdBefore', 'q', 'archived', 'orderBy', ...PAGE],
   }),
   postTasks: op({ method: 'POST', path: '/v1/tasks', status: 201, response: 'TaskResponse', body: 'CreateTaskInput', query: [] }),
   getTasksByRef: op({ method: 'GET', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: null, query: [] }),

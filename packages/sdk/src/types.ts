@@ -74,7 +74,10 @@ type Simplify<T> = { [K in keyof T]: T[K] };
 export type PageParams = QueryOf<z.output<z.ZodObject<typeof D.PageQuery>>>;
 export type ListUsersParams = Simplify<PageParams & { q?: string }>;
 export type ListBoardsParams = Simplify<PageParams & { projectId?: string }>;
-export type ListTasksParams = Simplify<Omit<QueryOf<z.output<typeof D.ListTasksQuery>>, 'updatedSince'> & MomentQuery>;
+export type ListTasksParams = Simplify<
+  Omit<QueryOf<z.output<typeof D.ListTasksQuery>>, 'updatedSince' | 'createdSince' | 'createdBefore'> & MomentQuery &
+  { createdSince?: number | string | Date; createdBefore?: number | string | Date }
+>;
 export type TimeEntriesParams = QueryOf<z.output<typeof D.TimeEntriesQuery>>;
 export type TimeReportParams = QueryOf<z.output<typeof D.TimeReportQuery>>;
 export type ListDocsParams = Simplify<Omit<QueryOf<z.output<typeof D.ListDocsQuery>>, 'updatedSince'> & MomentQuery>;

@@ -25,6 +25,7 @@ const ORDERS = { created: 'created', priority: 'priority', dueDate: 'dueDate', u
 
 const FILTERS = [
   'query', 'project', 'assignee', 'category', 'label', 'status', 'priority', 'type', 'dueBefore', 'dueAfter', 'openOnly', 'parent', 'updatedSince',
+  'createdSince', 'createdBefore',
 ] as const;
 
 export const searchTasks = defineTool({
@@ -51,6 +52,8 @@ export const searchTasks = defineTool({
     dueAfter: Day.optional().describe('Due on or after this day, YYYY-MM-DD'),
     parent: z.string().min(1).max(100).optional().describe('Subtasks of this task (key or id); `none` = top-level tasks only'),
     updatedSince: z.string().min(1).max(40).optional().describe('Changed after this moment: ISO 8601 or epoch milliseconds'),
+    createdSince: z.string().min(1).max(40).optional().describe("Created at or after this moment (no offset: the workspace's time zone)"),
+    createdBefore: z.string().min(1).max(40).optional().describe("Created before this moment (no offset: the workspace's time zone)"),
     order: z.enum(['created', 'priority', 'dueDate', 'updated']).optional().describe('created (default), priority, dueDate or updated'),
     limit: z.number().int().min(1).max(100).default(25).describe('Tasks per page, 1-100 (default 25; fewer when the answer budget is reached)'),
     cursor: z.string().min(1).max(2000).optional().describe('nextCursor from the previous search_tasks answer, with the same filters'),
@@ -79,6 +82,8 @@ export const searchTasks = defineTool({
     if (args.dueBefore !== undefined) filters.dueBefore = args.dueBefore;
     if (args.dueAfter !== undefined) filters.dueAfter = args.dueAfter;
     if (args.updatedSince !== undefined) filters.updatedSince = args.updatedSince;
+    if (args.createdSince !== undefined) filters.createdSince = args.createdSince;
+    if (args.createdBefore !== undefined) filters.createdBefore = args.createdBefore;
     if (args.parent !== undefined) filters.parentId = args.parent.toLowerCase() === 'none' ? 'none' : (await resolveTask(actor, args.parent, deps)).id;
     let categories: CategoryT[] | undefined = list(args.category);
     if (args.status !== undefined) {

@@ -91,6 +91,9 @@ export interface TaskFilter {
   statusIds?: string[] | undefined;
   categories?: Category[] | undefined;
   dueAfter?: string | undefined;
+  /** Creation bounds, epoch ms: at or after `createdSince`, before `createdBefore`. */
+  createdSince?: number | undefined;
+  createdBefore?: number | undefined;
 }
 
 /** created: oldest first; position: column order; priority: highest first; dueDate: soonest first, none last; updated: latest first. */

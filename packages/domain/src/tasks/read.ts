@@ -33,6 +33,7 @@ export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps)
       reporterId: query.reporterId === undefined ? undefined : await filterUserId(actor, query.reporterId, deps.store),
       types: query.type, priorities: query.priority,
       labels: query.label, parentId: query.parentId, dueBefore: query.dueBefore, dueAfter: query.dueAfter, updatedSince: momentIn(query.updatedSince, actor.workspace.timezone),
+      createdSince: momentIn(query.createdSince, actor.workspace.timezone), createdBefore: momentIn(query.createdBefore, actor.workspace.timezone),
       q: query.q, archived: query.archived, orderBy: query.orderBy,
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },

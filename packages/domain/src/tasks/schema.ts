@@ -155,6 +155,8 @@ export const ListTasksQuery = z
     dueBefore: Day.optional().openapi({ description: 'Due on or before this day' }),
     dueAfter: Day.optional().openapi({ description: 'Due on or after this day' }),
     updatedSince: Moment.optional(),
+    createdSince: Moment.optional().openapi({ description: "Created at or after this moment (without an offset: the workspace's time zone)" }),
+    createdBefore: Moment.optional().openapi({ description: "Created before this moment (without an offset: the workspace's time zone)" }),
     q: z.string().trim().min(1).max(200).optional().openapi({ description: 'Search in title, key and description' }),
     archived: z.enum(['false', 'true', 'all']).default('false'),
     orderBy: z

@@ -4,7 +4,7 @@ import { parsePosition, position } from '../../position.js';
 import { dayOrNull, isCalendarDay } from '../../util.js';
 
 /**
- * The task-list parts beyond the original GET /tasks: column and category lists, a due-after bound, and the
+ * The task-list parts beyond the original GET /tasks: column and category lists, due-after and creation bounds, and the
  * orders other than creation and column position. Each order is a keyset over (sort key, id) with an index of the
  * same expression (migration 007), so a page costs the same at any depth.
  */
@@ -38,6 +38,8 @@ export function extraFilters(db: Knex, q: Knex.QueryBuilder, f: TaskFilter): voi
     );
   }
   if (f.dueAfter) q.where('tasks.due_date', '>=', f.dueAfter);
+  if (f.createdSince !== undefined) q.where('tasks.created_at', '>=', f.createdSince);
+  if (f.createdBefore !== undefined) q.where('tasks.created_at', '<', f.createdBefore);
 }
 
 /** Orders the rows by a keyed order from the position after `after` ("<sort key>|<id>"), selecting the key as sort_key. */
@@ -59,7 +61,8 @@ export const keyedOuterOrder = (order: keyof typeof KEYED) => {
 };
 
 /** True when the filter uses a part the task_counts counters do not keep. */
-export const hasExtraFilters = (f: TaskFilter): boolean => Boolean(f.statusIds?.length || f.categories?.length || f.dueAfter);
+export const hasExtraFilters = (f: TaskFilter): boolean =>
+  Boolean(f.statusIds?.length || f.categories?.length || f.dueAfter || f.createdSince !== undefined || f.createdBefore !== undefined);
 
 /** The position after a row of a keyed order: "<sort key>|<id>" (dates come back as Date from pg). */
 export function keyedNext(order: keyof typeof KEYED, row: Record<string, unknown>): string {
