@@ -11,8 +11,11 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300|57014)$/;
 
-/** What pg and Knex say when a connection ends, cannot start in time, or the pool has none to give. */
-const MESSAGES = /Connection terminated|connection timeout|Connection ended unexpectedly|not queryable|Query read timeout|Timeout acquiring a connection/i;
+/**
+ * What pg and Knex say when a connection ends, cannot start in time (pg: `timeout expired`, a server that accepts
+ * the connection and then says nothing), or the pool has none to give.
+ */
+const MESSAGES = /Connection terminated|connection timeout|timeout expired|Connection ended unexpectedly|not queryable|Query read timeout|Timeout acquiring a connection/i;
 
 /** A request's deadline passed, or too many requests wait for a connection (`deadline.ts`). */
 const OWN_CODES = new Set(['TT_DEADLINE', 'TT_DB_BUSY']);
@@ -95,14 +98,15 @@ async function probeOnce(db: Knex, timeoutMs: number): Promise<{ failure: unknow
  * connections as soon as the server accepts them.
  *
  * Slow is not down. A statement slower than the slow threshold (DATABASE_SLOW_MS), or one abandoned at its request's
- * deadline, starts a probe too: a probe that connects but whose `select 1` takes longer than the threshold starts a
- * brownout, logged once (warn); the watch then probes every `probeMs` and logs its end once, after three quick probes
+ * deadline, starts a probe too: two probes in a row that connect but whose `select 1` takes longer than the threshold
+ * start a brownout, logged once (warn); the watch then probes every `probeMs` and logs its end once, after three quick probes
  * in a row. Requests are served meanwhile, each within its deadline or answered 503.
  */
 export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): DatabaseWatch {
   let downSince: number | undefined;
   let slowSince: number | undefined;
   let fastProbes = 0;
+  let slowProbes = 0;
   let timer: NodeJS.Timeout | undefined;
   let probing = false;
   let stopped = false;
@@ -111,7 +115,7 @@ export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): Database
   const warn = (obj: object, msg: string) => (log.warn ? log.warn(obj, msg) : log.info(obj, msg));
   // While down or slow the watch probes on a timer of its own; otherwise only when a statement fails or drags.
   const schedule = () => {
-    if (downSince !== undefined || slowSince !== undefined) {
+    if (downSince !== undefined || slowSince !== undefined || slowProbes > 0) {
       if (timer) return;
       timer = setInterval(() => probe(), probeMs);
       timer.unref();
@@ -132,24 +136,29 @@ export function watchDatabase(db: Knex, log: WatchLog, probeMs = 1000): Database
             log.info({ downMs: Date.now() - downSince }, 'database available again');
             downSince = undefined;
           }
-          // A brownout starts with one slow probe and ends after three quick ones (under half the threshold), so a
-          // database whose latency hovers around the threshold does not log a brownout every few seconds.
+          // A brownout starts with two slow probes in a row and ends after three quick ones (under half the
+          // threshold), so a busy moment is not a brownout and a latency hovering around the threshold does not log
+          // one every few seconds.
           if (ms > slowMs) {
             fastProbes = 0;
-            if (slowSince === undefined) {
+            if (slowSince === undefined && ++slowProbes >= 2) {
               slowSince = Date.now();
               warn({ selectOneMs: ms, slowMs }, 'database slow: statements are served late; requests past their deadline answer 503 service_unavailable');
             }
-          } else if (slowSince !== undefined && ms <= slowMs / 2 && ++fastProbes >= 3) {
-            log.info({ slowForMs: Date.now() - slowSince, selectOneMs: ms }, 'database no longer slow');
-            slowSince = undefined;
-            fastProbes = 0;
+          } else {
+            slowProbes = 0;
+            if (slowSince !== undefined && ms <= slowMs / 2 && ++fastProbes >= 3) {
+              log.info({ slowForMs: Date.now() - slowSince, selectOneMs: ms }, 'database no longer slow');
+              slowSince = undefined;
+              fastProbes = 0;
+            }
           }
         } else if (downSince === undefined) {
           downSince = Date.now();
           // An outage supersedes a brownout: its end is logged as the outage's end.
           slowSince = undefined;
           fastProbes = 0;
+          slowProbes = 0;
           log.error({ reason: databaseUnavailable(failure) ?? reason ?? String(failure) }, 'database unavailable: requests answer 503 service_unavailable until it is back');
         }
         schedule();

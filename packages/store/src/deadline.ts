@@ -96,8 +96,8 @@ const isReadTimeout = (err: unknown): boolean => err instanceof Error && err.mes
  * the server or the network does (a server that answers slowly, a proxy that stops forwarding without a reset, a
  * pooler in transaction mode that ignores start-up options):
  * - a connection is waited for until the deadline at most, and not at all when `maxWaiting` requests already wait;
- * - each statement carries a client-side timeout of the time left (pg's `query_timeout`); one that does not answer
- *   in time fails with DeadlineExceeded and its connection is discarded (reset, never returned to the pool);
+ * - each statement carries a client-side timer of the time left; one that does not answer in time fails with
+ *   DeadlineExceeded and its connection is discarded (reset, never returned to the pool);
  * - no statement starts after the deadline: a transaction that runs out of time never sends its COMMIT, and its
  *   connection is discarded, so the server rolls it back. Nor does a COMMIT start with less time left than the
  *   request's slowest statement took: its answer would come after the request's 503.
@@ -138,10 +138,14 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
         });
       }
       const left = d.at - Date.now();
+      const rollback = /^\s*rollback\b/i.test(obj.sql);
       if (left <= 0) {
         // PGlite's one connection cannot be discarded: its ROLLBACK runs, so the next request finds no open transaction.
-        if (!pg && /^\s*rollback\b/i.test(obj.sql)) return query();
+        if (!pg && rollback) return query();
         if (pg) discard(connection, 'request deadline exceeded');
+        // On PostgreSQL a ROLLBACK past the deadline is the reset itself: the server rolls back a connection that is
+        // gone. It succeeds, so the transaction fails with the error that ended it, not with its rollback's.
+        if (rollback) return Promise.resolve(Object.assign(obj, { response: { command: 'ROLLBACK', rows: [], rowCount: 0, fields: [] } }));
         return Promise.reject(new DeadlineExceeded());
       }
       const commit = /^\s*commit\b/i.test(obj.sql);
@@ -153,19 +157,39 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
         return Promise.reject(new DeadlineExceeded('a transaction that could not commit in time'));
       }
       if (commit) d.committing = true;
-      if (pg) obj.options = { ...obj.options, query_timeout: left };
       const started = Date.now();
+      // The statement's own timer: when it expires, the answer is looked for once more after the loop has read its
+      // sockets (setImmediate runs after the poll phase), so an answer that came in time but was not read yet (a busy
+      // process) is not taken for a silent database; only then is the connection reset, which fails the statement.
+      let done = false;
+      let expired = false;
+      const timer = pg
+        ? setTimeout(
+            () =>
+              setImmediate(() => {
+                if (done) return;
+                expired = true;
+                discard(connection, 'request deadline exceeded');
+              }),
+            left,
+          )
+        : undefined;
       return query().then(
         (r) => {
+          done = true;
+          clearTimeout(timer);
           const ms = Date.now() - started;
           if (ms > d.slowestMs) d.slowestMs = ms;
           if (ms > hooks.slowMs) for (const fn of hooks.slow) fn(ms);
           return r;
         },
         (err: unknown) => {
+          done = true;
+          clearTimeout(timer);
           if (commit) d.committing = false;
-          if (pg && isReadTimeout(err)) {
+          if (expired || isReadTimeout(err)) {
             discard(connection, 'request deadline exceeded');
+            if (rollback) return Object.assign(obj, { response: { command: 'ROLLBACK', rows: [], rowCount: 0, fields: [] } });
             const late = new DeadlineExceeded();
             for (const fn of hooks.slow) fn(Date.now() - started, late);
             throw late;

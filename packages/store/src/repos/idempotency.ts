@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
 import type { IdempotencyRecord, IdempotencyRepo, IdempotencyScope } from '@tt/domain';
+import { activeDeadline, withDeadline, withoutDeadline } from '../deadline.js';
 import { num, numOrNull } from '../util.js';
+
+/** How long releasing a claim may take, outside the request's deadline. */
+const RELEASE_MS = 3000;
 
 type Row = Record<string, any>;
 
@@ -53,7 +57,16 @@ export function idempotencyRepo(db: Knex): IdempotencyRepo {
       return rows.length === 1;
     },
     async release(scope, key, token) {
-      return (await db(TABLE).where({ ...where(scope, key), token }).delete().returning('token')).length === 1;
+      // Often released because the request's deadline passed: the delete runs outside it, with a few seconds of its
+      // own, and a request already past its deadline does not wait for it (its 503 goes out now). A claim that cannot
+      // be released stays locked: a retry meanwhile hears "in progress", never an answer the request did not give.
+      const done = withoutDeadline(() => withDeadline(RELEASE_MS, async () => (await db(TABLE).where({ ...where(scope, key), token }).delete().returning('token')).length === 1));
+      const d = activeDeadline();
+      if (d && d.at <= Date.now()) {
+        done.catch(() => undefined);
+        return false;
+      }
+      return done;
     },
     async prune(before) {
       // Counted by RETURNING: PGlite does not report the affected row count the way pg does.
