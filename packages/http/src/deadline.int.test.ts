@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import type { Knex } from 'knex';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFaultProxy } from '../../../scripts/topology/fault-proxy.mjs';
+import { openDatabase } from '@tt/store';
+import { requestDeadline } from './deadline.js';
+import { errorHandler } from './errors.js';
+
+/*
+ * The request deadline over HTTP: a route whose database does not answer (real PostgreSQL behind a proxy that holds
+ * every byte, no reset), and a route that waits on something else, both answer 503 service_unavailable with
+ * Retry-After; a route that finishes in time answers as usual, on PostgreSQL and on embedded PGlite.
+ */
+const PG = process.env.TEST_DATABASE_URL;
+const cleanup: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function serve(db: Knex | undefined, ms: number) {
+  const app = express();
+  app.use(requestDeadline({ ms }));
+  app.get('/db', async (_req, res, next) => {
+    try {
+      res.json({ n: (await db!.raw('select 1 as n')).rows[0].n });
+    } catch (e) {
+      next(e);
+    }
+  });
+  app.get('/stuck', () => undefined);
+  app.use(errorHandler);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  cleanup.push(() => new Promise((r) => server.close(r)), () => server.closeAllConnections());
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return async (path: string) => {
+    const r = await fetch(`${base}${path}`);
+    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { n?: number; error?: { code: string } } };
+  };
+}
+
+describe.skipIf(!PG)('requestDeadline on PostgreSQL', () => {
+  it('answers 503 with Retry-After when the database holds the request, and serves again once it answers', async () => {
+    const target = new URL(PG!);
+    const proxy = await startFaultProxy({ port: Number(target.port || 5432), host: target.hostname });
+    const url = new URL(PG!);
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    const db = openDatabase({ databaseUrl: url.toString(), poolMax: 2 });
+    cleanup.push(() => proxy.close(), () => db.destroy());
+    const get = await serve(db, 400);
+    expect(await get('/db')).toEqual({ status: 200, retryAfter: null, body: { n: 1 } });
+    proxy.set('hold');
+    const held = await get('/db');
+    expect(held).toMatchObject({ status: 503, body: { error: { code: 'service_unavailable' } } });
+    expect(Number(held.retryAfter)).toBeGreaterThan(0);
+    proxy.set('pass');
+    expect(await get('/db')).toEqual({ status: 200, retryAfter: null, body: { n: 1 } });
+  });
+});
+
+describe('requestDeadline', () => {
+  it('answers 503 with Retry-After for a request stuck on something else than the database', async () => {
+    const get = await serve(undefined, 100);
+    const stuck = await get('/stuck');
+    expect(stuck).toMatchObject({ status: 503, body: { error: { code: 'service_unavailable' } } });
+    expect(Number(stuck.retryAfter)).toBeGreaterThan(0);
+  });
+
+  it('leaves a request that finishes in time alone (embedded PGlite)', async () => {
+    const db = openDatabase({});
+    cleanup.push(() => db.destroy());
+    const get = await serve(db, 60_000);
+    expect(await get('/db')).toEqual({ status: 200, retryAfter: null, body: { n: 1 } });
+  });
+});
