@@ -1,4 +1,3 @@
-import { completable } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { docs, meetings, people, projects, tasks, today } from '@tt/domain';
 import type { ToolContext } from '../tool.js';
@@ -43,15 +42,31 @@ export function recentDays(day: string): string[] {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The argument schemas, each completable; names as the design card fixes them. */
-export function promptArgs(ctx: ToolContext) {
-  const c = completers(ctx);
-  return {
-    task: completable(z.string().min(1).max(40).describe('Task key, e.g. WEB-12'), c.task),
-    project: completable(z.string().min(1).max(40).describe('Project key, e.g. WEB'), c.project),
-    person: completable(z.string().min(1).max(100).describe('Login of the person; me = the key\'s user'), c.person),
-    meeting: completable(z.string().min(1).max(100).describe('Meeting id (list_meetings finds them)'), c.meeting),
-    from: completable(z.string().regex(DAY, 'must be a day, YYYY-MM-DD').describe('First day, YYYY-MM-DD'), c.day),
-    to: completable(z.string().regex(DAY, 'must be a day, YYYY-MM-DD').describe('Last day, YYYY-MM-DD'), c.day),
-  };
+/**
+ * The argument schemas, built once per process (zod objects cost more to build than the rest of a request's server);
+ * names as the design card fixes them. Their completions are answered by `completeArgument`, with the request's key.
+ */
+export const ARGS = {
+  task: z.string().min(1).max(40).describe('Task key, e.g. WEB-12'),
+  project: z.string().min(1).max(40).describe('Project key, e.g. WEB'),
+  person: z.string().min(1).max(100).describe('Login of the person; me = the key\'s user'),
+  meeting: z.string().min(1).max(100).describe('Meeting id (list_meetings finds them)'),
+  from: z.string().regex(DAY, 'must be a day, YYYY-MM-DD').describe('First day, YYYY-MM-DD'),
+  to: z.string().regex(DAY, 'must be a day, YYYY-MM-DD').describe('Last day, YYYY-MM-DD'),
+};
+
+/** What completes each prompt argument and resource template variable. */
+const BY_ARGUMENT: Record<string, keyof ReturnType<typeof completers>> = { task: 'task', project: 'project', person: 'person', meeting: 'meeting', from: 'day', to: 'day' };
+const BY_TEMPLATE: Record<string, { variable: string; kind: keyof ReturnType<typeof completers> }> = {
+  'task://{key}': { variable: 'key', kind: 'task' },
+  'doc://{id}': { variable: 'id', kind: 'doc' },
+};
+
+/** The values for one argument of a prompt or one variable of a resource template (empty for any other name). */
+export function completeArgument(ctx: ToolContext, ref: { type: 'prompt' | 'template'; name: string }, argument: string, value: string): Promise<string[]> {
+  const kind = ref.type === 'prompt' ? BY_ARGUMENT[argument] : BY_TEMPLATE[ref.name]?.variable === argument ? BY_TEMPLATE[ref.name]!.kind : undefined;
+  return kind ? completers(ctx)[kind](value) : Promise.resolve([]);
 }
+
+/** Whether `uri` is one of our resource templates. */
+export const isTemplate = (uri: string): boolean => Object.prototype.hasOwnProperty.call(BY_TEMPLATE, uri);

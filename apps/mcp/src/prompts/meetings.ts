@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { meetings, projects } from '@tt/domain';
 import { bound } from '../answer/answer.js';
 import { fence, fenceInline } from '../answer/untrusted.js';
-import { promptArgs } from './args.js';
+import { ARGS } from './args.js';
 import { definePrompt, forArg } from './prompt.js';
 
 /** Turn a meeting's agreements into tasks: the agreements, fenced, and how create_task_from_agreement records them. */
@@ -12,10 +12,7 @@ export const meetingToTasks = definePrompt({
   description: "Proposes one task per agreement (action item) of a meeting that has none yet, and creates them once you confirm.",
   scopes: ['meetings:read', 'tasks:read'],
   toolset: 'meetings',
-  args: (ctx) => {
-    const a = promptArgs(ctx);
-    return z.object({ meeting: a.meeting, project: a.project.optional() });
-  },
+  args: z.object({ meeting: ARGS.meeting, project: ARGS.project.optional() }),
   async run({ meeting, project }, { actor, deps }) {
     const m = await forArg('meeting', meetings.getMeeting(actor, meeting, deps));
     const p = project === undefined ? undefined : await forArg('project', projects.projectByRef(actor, project, deps.store, 'list_projects shows project keys'));

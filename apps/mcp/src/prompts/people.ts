@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Actor, dayBounds, type Deps, hasScope, ListTasksQuery, people, type TaskSummary, tasks, time, TimeReportQuery, today } from '@tt/domain';
 import { bound } from '../answer/answer.js';
 import { taskTable, usersById } from '../answer/render.js';
-import { promptArgs } from './args.js';
+import { ARGS } from './args.js';
 import { definePrompt, forArg } from './prompt.js';
 
 const DAY_MS = 86_400_000;
@@ -14,10 +14,7 @@ export const standup = definePrompt({
   description: 'What a person finished and logged time on since a day (default yesterday), what they work on now and next, and what blocks them.',
   scopes: ['tasks:read'],
   toolset: 'tasks',
-  args: (ctx) => {
-    const a = promptArgs(ctx);
-    return z.object({ person: a.person, from: a.from.optional() });
-  },
+  args: z.object({ person: ARGS.person, from: ARGS.from.optional() }),
   async run({ person, from }, { actor, deps }) {
     const userId = await forArg('person', people.filterUserId(actor, person, deps.store));
     const user = await deps.store.users.get(actor.workspace.id, userId);

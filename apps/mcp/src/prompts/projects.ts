@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dayBounds, hasScope, ListTasksQuery, projects, tasks, time, TimeReportQuery, today } from '@tt/domain';
 import { bound } from '../answer/answer.js';
 import { taskTable, usersById } from '../answer/render.js';
-import { promptArgs } from './args.js';
+import { ARGS } from './args.js';
 import { badArg, definePrompt, forArg } from './prompt.js';
 
 const DAY_MS = 86_400_000;
@@ -14,10 +14,7 @@ export const weeklyReport = definePrompt({
   description: 'Finished, new and overdue tasks of a project and the hours logged, from `from` to `to` (default the last 7 days).',
   scopes: ['tasks:read'],
   toolset: 'tasks',
-  args: (ctx) => {
-    const a = promptArgs(ctx);
-    return z.object({ project: a.project, from: a.from.optional(), to: a.to.optional() });
-  },
+  args: z.object({ project: ARGS.project, from: ARGS.from.optional(), to: ARGS.to.optional() }),
   async run({ project, from, to }, { actor, deps }) {
     const p = await forArg('project', projects.projectByRef(actor, project, deps.store, 'list_projects shows project keys'));
     const tz = actor.workspace.timezone;

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { DomainError, hasScope, type Scope } from '@tt/domain';
 import { FULL_SESSION, type Toolset } from '../edge/session.js';
 import type { ToolContext } from '../tool.js';
+import { completeArgument, isTemplate } from './args.js';
 
 /** A prompt: its arguments, the rights and toolset it needs (as the tools it points at), and its text. */
 export interface PromptDef<S extends z.ZodObject = z.ZodObject> {
@@ -11,7 +12,8 @@ export interface PromptDef<S extends z.ZodObject = z.ZodObject> {
   description: string;
   scopes: Scope[];
   toolset: Toolset;
-  args(ctx: ToolContext): S;
+  /** The arguments, built once per process; completion/complete answers for them (args.ts). */
+  args: S;
   /** The user message: data read as the key, person-written text fenced, and which tools to use next. */
   run(args: z.output<S>, ctx: ToolContext): Promise<string>;
 }
@@ -35,19 +37,36 @@ export async function forArg<T>(name: string, work: Promise<T>): Promise<T> {
 export const badArg = (name: string, message: string): ProtocolError =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, `${name}: ${message}`, { argument: name });
 
-/** Registers the prompts this key and session may use: the same rule as tools (rights first, then toolsets). */
+/**
+ * Registers the prompts this key and session may use: the same rule as tools (rights first, then toolsets), and
+ * answers completion/complete for their arguments and the resource templates' variables with the key's view.
+ */
 export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<PromptDef>, ctx: ToolContext): string[] {
   const session = ctx.session ?? FULL_SESSION;
   const allowed = defs.filter((def) => def.scopes.every((s) => hasScope(ctx.actor, s)) && (!session.toolsets || session.toolsets.includes(def.toolset)));
   // prompts/list never changes while a server runs: no listChanged (the SDK would advertise it by default).
   if (allowed.length) server.server.registerCapabilities({ prompts: { listChanged: false } });
-  const names: string[] = [];
   for (const def of allowed) {
-    server.registerPrompt(def.name, { title: def.title, description: def.description, argsSchema: def.args(ctx) }, async (args: Record<string, unknown>) => ({
+    server.registerPrompt(def.name, { title: def.title, description: def.description, argsSchema: def.args }, async (args: Record<string, unknown>) => ({
       description: def.title,
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(args as never, ctx) } }],
     }));
-    names.push(def.name);
   }
-  return names;
+  const names = new Set(allowed.map((d) => d.name));
+  server.server.registerCapabilities({ completions: {} });
+  server.server.setRequestHandler('completion/complete', async (request) => {
+    const { ref, argument } = request.params;
+    let values: string[];
+    if (ref.type === 'ref/prompt') {
+      if (!names.has(ref.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+      values = await completeArgument(ctx, { type: 'prompt', name: ref.name }, argument.name, argument.value);
+    } else if (ref.type === 'ref/resource') {
+      if (!isTemplate(ref.uri)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
+      values = await completeArgument(ctx, { type: 'template', name: ref.uri }, argument.name, argument.value);
+    } else {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid completion reference');
+    }
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+  });
+  return [...names];
 }

@@ -3,7 +3,7 @@ import { context, ListTasksQuery, projects, tasks } from '@tt/domain';
 import { bound } from '../answer/answer.js';
 import { fitCuts, renderTaskView } from '../answer/context-view.js';
 import { usersById, taskTable } from '../answer/render.js';
-import { promptArgs } from './args.js';
+import { ARGS } from './args.js';
 import { definePrompt, forArg } from './prompt.js';
 
 /** Brief me on a task before I work on it: the task as get_task shows it, and what to read next. */
@@ -13,7 +13,7 @@ export const briefTask = definePrompt({
   description: 'A briefing on one task before you start on it: what is asked, what is open, what was decided, what to read first.',
   scopes: ['tasks:read'],
   toolset: 'tasks',
-  args: (ctx) => z.object({ task: promptArgs(ctx).task }),
+  args: z.object({ task: ARGS.task }),
   async run({ task }, { actor, deps }) {
     const view = await forArg('task', context.taskView(actor, task, { sections: context.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps));
     const key = view.task.key;
@@ -45,7 +45,7 @@ export const triageProject = definePrompt({
   description: 'Goes through the tasks of a project created in the last 7 days or still without an assignee, and proposes priority, assignee and next step for each.',
   scopes: ['tasks:read'],
   toolset: 'tasks',
-  args: (ctx) => z.object({ project: promptArgs(ctx).project }),
+  args: z.object({ project: ARGS.project }),
   async run({ project }, { actor, deps }) {
     const p = await forArg('project', projects.projectByRef(actor, project, deps.store, 'list_projects shows project keys'));
     const since = deps.now() - 7 * DAY_MS;
