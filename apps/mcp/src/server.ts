@@ -67,14 +67,22 @@ export const CACHE_HINTS = {
  * at the marked line, with the same `ctx` and `era`; they may widen the capabilities they honour (prompts,
  * completions, resources.subscribe / listChanged once a listen stream delivers them).
  */
-export function buildMcpServer(ctx: ToolContext, era: Era = 'legacy'): McpServer {
+/**
+ * Methods whose answer needs no prompts: their server skips registering them (the prompts' argument schemas and
+ * completions cost more to build than the tools, on every request). Any other method, among them initialize,
+ * server/discover and listens (which report the capabilities), gets the whole server.
+ */
+const WITHOUT_PROMPTS = new Set(['tools/call', 'tools/list', 'resources/read', 'resources/list', 'resources/templates/list']);
+
+export function buildMcpServer(ctx: ToolContext, era: Era = 'legacy', method?: string): McpServer {
   const server = new McpServer(
     { name: 'task-tracker', version: '1.0.0' },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, cacheHints: CACHE_HINTS },
   );
   registerTools(server, TOOLS, ctx);
-  registerResources(server, ctx);
-  registerPrompts(server, ctx);
+  // tools/call and tools/list answer without the resource templates (the capability is declared above either way).
+  if (method === undefined || !method.startsWith('tools/')) registerResources(server, ctx);
+  if (method === undefined || !WITHOUT_PROMPTS.has(method)) registerPrompts(server, ctx);
   // 2026-07-28 clients hear of changes to task:// and doc:// on subscriptions/listen (src/subscriptions/); 2025 ones
   // get no resources/subscribe: the gateway stays stateless there.
   if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false } });

@@ -19,11 +19,18 @@ export const MODERN_VERSIONS = ['2026-07-28'] as const;
 export const PROTOCOL_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 const CONTEXT = Symbol('tool-context');
-type Carrier = AuthInfo & { extra: { [CONTEXT]?: ToolContext } };
+const METHOD = Symbol('method');
+type Carrier = AuthInfo & { extra: { [CONTEXT]?: ToolContext; [METHOD]?: string | undefined } };
+
+/** The method of a single JSON-RPC message (undefined for a batch or a response). */
+const methodOf = (body: unknown): string | undefined => {
+  const m = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
+  return typeof m === 'string' ? m : undefined;
+};
 
 export interface EraOptions {
-  /** Builds the request's server (one factory for both eras). */
-  build: (ctx: ToolContext, era: Era) => McpServer;
+  /** Builds the request's server (one factory for both eras), knowing the method it will answer when there is one. */
+  build: (ctx: ToolContext, era: Era, method?: string) => McpServer;
   /** The change-event bus of `subscriptions/listen` (default: in the process). */
   bus?: ServerEventBus | undefined;
   /** Open listen streams at most, per process. */
@@ -48,9 +55,10 @@ export interface EraEndpoint {
 export function eraEndpoint(o: EraOptions): EraEndpoint {
   const modern = createMcpHandler(
     ({ authInfo, era }) => {
-      const ctx = (authInfo as Carrier | undefined)?.extra[CONTEXT];
+      const carried = (authInfo as Carrier | undefined)?.extra;
+      const ctx = carried?.[CONTEXT];
       if (!ctx) throw new Error('MCP request without an authenticated context');
-      return o.build(ctx, era);
+      return o.build(ctx, era, carried[METHOD]);
     },
     { legacy: 'reject', bus: o.bus, maxSubscriptions: o.maxSubscriptions, onerror: o.onerror },
   );
@@ -74,11 +82,11 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
         return sendRpcError(res, 400, err.message, err.code, rpcIdOf(body), err.data);
       }
       if (route.kind !== 'legacy') {
-        const carrier: Carrier = { token: '', clientId: ctx.actor.key.id, scopes: [...ctx.actor.key.scopes], extra: { [CONTEXT]: ctx } };
+        const carrier: Carrier = { token: '', clientId: ctx.actor.key.id, scopes: [...ctx.actor.key.scopes], extra: { [CONTEXT]: ctx, [METHOD]: methodOf(body) } };
         (req as Request & { auth?: AuthInfo }).auth = carrier;
         return node(req, res, body);
       }
-      await serveLegacy(o.build(ctx, 'legacy'), req, res);
+      await serveLegacy(o.build(ctx, 'legacy', methodOf(body)), req, res);
     },
   };
 }
