@@ -155,7 +155,7 @@ describe('rights', () => {
     const timeOnly = await connect(tokens.timeOnly!);
     expect((await timeOnly.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_projects', 'list_users', 'time_report', 'whoami']);
     const docsRead = await connect(tokens.docsRead!);
-    expect((await docsRead.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_doc', 'get_task', 'list_docs', 'list_projects', 'list_users', 'search_tasks', 'whoami']);
+    expect((await docsRead.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_doc', 'get_task', 'list_activity', 'list_docs', 'list_projects', 'list_users', 'search_tasks', 'whoami']);
     const withDocs = await call(docsRead, 'get_task', { task: task.key });
     expect(withDocs.text).toContain('## Linked pages (1)');
     expect(withDocs.text).not.toContain('## Meeting agreements');
