@@ -140,8 +140,22 @@ export async function recordActivity(
   action: string,
   changes: FieldChange[] = [],
 ): Promise<ActivityRecord> {
+  const entry = activityEntry(deps, actor, workspaceId, subject, action, changes);
+  await repos.activity.add([entry]);
+  return entry;
+}
+
+/** An activity entry, not yet written: for a repository that writes it in the statement of the change itself. */
+export function activityEntry(
+  deps: Pick<Deps, 'newId' | 'now'>,
+  actor: ActingAs | null,
+  workspaceId: string,
+  subject: ActivitySubject,
+  action: string,
+  changes: FieldChange[] = [],
+): ActivityRecord {
   const via = actor ? viaOf(actor) : { channel: 'operator' as const, keyId: null, clientName: null };
-  const entry: ActivityRecord = {
+  return {
     id: deps.newId('act'), workspaceId, at: deps.now(), actorId: actor?.user.id ?? null,
     channel: via.channel, keyId: via.keyId, clientName: via.clientName, automationId: via.automationId ?? null,
     projectId: 'task' in subject ? subject.task.projectId : null,
@@ -152,8 +166,6 @@ export async function recordActivity(
     docId: 'doc' in subject ? subject.doc.id : null,
     action, changes,
   };
-  await repos.activity.add([entry]);
-  return entry;
 }
 
 /**

@@ -7,9 +7,10 @@ import type { TaskRecord } from './ports.js';
  */
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const checklistOf = (t: TaskRecord) => t.checklist.map((c) => ({ text: c.text, done: c.done }));
+const checklistOf = (t: Pick<TaskRecord, 'checklist'>) => t.checklist.map((c) => ({ text: c.text, done: c.done }));
 
-const FIELDS: Array<[string, (t: TaskRecord) => unknown]> = [
+type Fields = Omit<TaskRecord, 'key' | 'number' | 'rank' | 'version' | 'statusCategory' | 'timeSpentSeconds'>;
+const FIELDS: Array<[string, (t: Fields) => unknown]> = [
   ['title', (t) => t.title],
   ['type', (t) => t.type],
   ['priority', (t) => t.priority],
@@ -47,7 +48,7 @@ export function taskMoveChanges(before: TaskRecord, after: TaskRecord): FieldCha
 }
 
 /** What a new task was created with: the fields set, so the first entry tells the whole story. */
-export function taskCreatedChanges(t: TaskRecord): FieldChange[] {
+export function taskCreatedChanges(t: Fields): FieldChange[] {
   const out: FieldChange[] = [{ field: 'title', from: null, to: t.title }, { field: 'status', from: null, to: { id: t.statusId, name: t.statusName } }];
   for (const [field, get] of FIELDS.slice(1)) {
     const v = get(t);

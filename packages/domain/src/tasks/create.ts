@@ -1,11 +1,12 @@
 import {
-  type Deps, invalid, job, missingRef, type OutboxJob, rejected, type Repos, richText,
+  activityEntry, type Deps, invalid, job, missingRef, type OutboxJob, rejected, type Repos, richText,
 } from '../shared/index.js';
 import { type Actor, canSeeBoard, canSeeProject, requireScope } from '../keys/index.js';
 import type { BoardRecord, ProjectRecord } from '../projects/index.js';
 import { type Versioned, withoutVersion } from '../versions/index.js';
 import type { WebhookRecord } from '../webhooks/index.js';
 import { checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor } from './checks.js';
+import { taskCreatedChanges } from './activity.js';
 import { taskEvent } from './events.js';
 import type { TaskInsert } from './ports.js';
 import { presentTask } from './present.js';
@@ -65,6 +66,7 @@ interface TaskPlan {
   jobs: OutboxJob[];
   parentId: string | null;
   subscriptions: WebhookRecord[];
+  statusName: string;
 }
 
 /** Reads and checks everything a create needs, writing nothing; the task's id is chosen here. */
@@ -100,7 +102,7 @@ async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps
     checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
     doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
   };
-  return { task, projectKey: project.key, labels, jobs, parentId, subscriptions };
+  return { task, projectKey: project.key, labels, jobs, parentId, subscriptions, statusName: status.name };
 }
 
 /**
@@ -110,7 +112,11 @@ async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps
  */
 async function writeTask(actor: Actor, plan: TaskPlan, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
   if (plan.parentId !== null) await repos.versions.bump('task', [plan.parentId]); // its subtaskIds changed
-  const { task, position } = await repos.tasks.append(plan.task, plan.projectKey, { labels: plan.labels, jobs: plan.jobs });
-  await taskEvent(repos, deps, 'task.created', actor, task, plan.subscriptions);
+  // The entry goes in with the insert (its key filled in there), so the common create stays one self-committing statement.
+  const t = plan.task;
+  const subject = { task: { id: t.id, key: '', projectId: t.projectId, boardId: t.boardId } };
+  const activity = activityEntry(deps, actor, t.workspaceId, subject, 'task.created', taskCreatedChanges({ ...t, statusName: plan.statusName }));
+  const { task, position } = await repos.tasks.append(t, plan.projectKey, { labels: plan.labels, jobs: plan.jobs, activity });
+  await taskEvent(repos, deps, 'task.created', actor, task, plan.subscriptions, { ...activity, taskKey: task.key });
   return { data: presentTask(task, { subtaskIds: [], attachments: [], timeLogs: [], docIds: [], position }), version: task.version };
 }

@@ -1,4 +1,4 @@
-import { type ActingAs, type Deps, type FieldChange, recordActivity, type Repos, viaOf } from '../shared/index.js';
+import { type ActingAs, type ActivityRecord, type Deps, type FieldChange, recordActivity, type Repos, viaOf } from '../shared/index.js';
 import { recordEvent, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
 import { activityTask, taskCreatedChanges, taskFieldChanges, taskMoveChanges } from './activity.js';
 import type { TaskRecord } from './ports.js';
@@ -30,9 +30,11 @@ const entryOf = (e: { id: string; changes: FieldChange[] }, actor: ActingAs | nu
  */
 export async function taskEvent(
   repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, type: WebhookEventType, actor: ActingAs | null, task: TaskRecord, known?: WebhookRecord[],
+  written?: ActivityRecord,
 ): Promise<number> {
   const changes = type === 'task.created' ? taskCreatedChanges(task) : [];
-  const entry = await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), type, changes);
+  // A create writes its entry in the insert's own statement (tasks.append) and passes it here for the webhook.
+  const entry = written ?? (await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), type, changes));
   const data = { actorId: actor?.user.id ?? null, task: webhookTask(task), activity: entryOf(entry, actor) };
   return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, known);
 }

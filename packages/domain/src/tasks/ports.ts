@@ -1,4 +1,4 @@
-import type { OutboxJob, PageRequest, PageResult } from '../shared/index.js';
+import type { ActivityRecord, OutboxJob, PageRequest, PageResult } from '../shared/index.js';
 import type { Category } from '../projects/index.js';
 import type { Priority, TaskType } from './schema.js';
 
@@ -128,7 +128,11 @@ export interface TaskRepos {
      * with its labels made known in the workspace and its outbox jobs, in one statement; with its position in the
      * column. Call it last in the transaction: it locks the project's counter until the commit.
      */
-    append(task: TaskInsert, projectKey: string, also: { labels: string[]; jobs: OutboxJob[] }): Promise<{ task: TaskRecord; position: number }>;
+    /**
+     * Inserts a task with its labels, outbox jobs and its `task.created` activity entry in one statement (the entry's
+     * `taskKey` is the key the insert numbers), so the entry commits with the task even when the insert commits alone.
+     */
+    append(task: TaskInsert, projectKey: string, also: { labels: string[]; jobs: OutboxJob[]; activity: ActivityRecord }): Promise<{ task: TaskRecord; position: number }>;
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;
     /** A task by id or key with its board's members, in one query. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { RANK_STEP, type Repos } from '@tt/domain';
 import { named } from '../../compiled.js';
 import { LABELS_INSERT } from '../people.js';
+import { activityWithInsert } from '../activity.js';
 import { OUTBOX_INSERT, outboxValues } from '../outbox.js';
 import { newId } from '../../util.js';
 import { ATTACHMENT, TASK, TASK_SELECT, viewTask } from './columns.js';
@@ -19,11 +20,12 @@ export function taskRepo(db: Knex): Repos['tasks'] {
   return {
     async append(t, projectKey, also) {
       // One statement, and the last of its transaction's writes: the project's row lock (the key's number) is held
-      // only from here to the commit. The labels and outbox jobs go in with it (one round trip, not three). The new
+      // only from here to the commit. The labels, outbox jobs and activity entry go in with it (one round trip). The new
       // task goes below the column's last (one step of the rank index); `position` is the count above it, from the
       // counters (task_counts), so it costs the same in a column of ten tasks or of a hundred thousand.
       const values = TASK.write(t);
       const columns = Object.keys(values);
+      const entry = activityWithInsert(also.activity);
       const [row] = await named(
         db,
         `with labels_added as (${LABELS_INSERT}),
@@ -34,12 +36,13 @@ export function taskRepo(db: Knex): Repos['tasks'] {
               ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
                       values (${columns.map(() => '?').join(', ')}, (select task_seq from seq), ? || '-' || (select task_seq from seq),
                               coalesce((select top from col) + ?, 0))
-                      returning *)
+                      returning *),
+              activity_added as (${entry.sql})
          select ins.*, statuses.name as status_name, statuses.category as status_category, col.n as column_position
          from ins join statuses on statuses.id = ins.status_id cross join col`,
         [
           t.workspaceId, also.labels, ...outboxValues(also.jobs),
-          t.projectId, t.statusId, t.statusId, ...Object.values(values), projectKey, RANK_STEP,
+          t.projectId, t.statusId, t.statusId, ...Object.values(values), projectKey, RANK_STEP, ...entry.bindings,
         ],
       );
       if (!row) throw new Error(`project ${t.projectId} is gone`);
