@@ -255,8 +255,10 @@ describe.skipIf(!PG || !REDIS)('deadlines under a slow or silent database and Re
     // Slow is not down: the brownout served writes and reads.
     expect(by.brownout?.['rest write 201']).toBeGreaterThan(0);
     expect(by.brownout?.['rest read 200']).toBeGreaterThan(0);
-    // The blackhole answered 503 quickly, and /ready said so.
-    expect(by['blackhole holds']?.['rest write 503']).toBeGreaterThan(0);
+    // The blackhole answered 503 quickly (every answer is held to the deadline above), and /ready said so. Reads or
+    // writes: a phase is the one a request started in, and on a busy machine a write may span the whole phase.
+    const held = by['blackhole holds'] ?? {};
+    expect((held['rest write 503'] ?? 0) + (held['rest read 503'] ?? 0)).toBeGreaterThan(0);
     expect(by['blackhole holds']?.['api ready 503']).toBeGreaterThan(0);
     expect(by.recovery?.['rest write 201']).toBeGreaterThan(0);
     // One line for the brownout and one for its end; one for the outage and one for its end (api and mcp served load).
