@@ -80,6 +80,24 @@ describe('Idempotency-Key on POST', () => {
     expect(await tasksTitled('In flight')).toBe(1);
   });
 
+  it('keeps an answer that committed though its request gave up on the COMMIT: the release leaves it, the retry replays it', async () => {
+    const key = newKey();
+    const body = { boardId: board.id, title: 'Late commit' };
+    const scope = { keyId: ws.keyId, surface: 'rest' as const };
+    // A request whose COMMIT the server executed but whose reply came after its deadline: its answer is stored, and it
+    // releases its claim as after any failure, not knowing. The release used to delete the stored answer, so the
+    // retry wrote the task a second time (seen in test-e2e/src/deadline-fault.e2e.test.ts).
+    await idempotency.once(scope, key, requestFingerprint(['POST', '/v1/tasks', body]), h.runtime.deps, async () => ({
+      value: undefined,
+      answer: { status: 201, headers: {}, body: '{"data":"the first answer"}' },
+    }));
+    const { token } = await rowOf(key);
+    expect(await h.runtime.deps.store.idempotency.release(scope, key, token)).toBe(false);
+    const retry = await post('/tasks', body, key);
+    expect([retry.status, replayed(retry), retry.text]).toEqual([201, 'true', '{"data":"the first answer"}']);
+    expect(await tasksTitled('Late commit')).toBe(0);
+  });
+
   it('takes over the claim of a request whose process died once its lock has lapsed', async () => {
     const key = newKey();
     const body = { boardId: board.id, title: 'Orphaned' };

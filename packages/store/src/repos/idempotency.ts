@@ -60,7 +60,9 @@ export function idempotencyRepo(db: Knex): IdempotencyRepo {
       // Often released because the request's deadline passed: the delete runs outside it, with a few seconds of its
       // own, and a request already past its deadline does not wait for it (its 503 goes out now). A claim that cannot
       // be released stays locked: a retry meanwhile hears "in progress", never an answer the request did not give.
-      const done = withoutDeadline(() => withDeadline(RELEASE_MS, async () => (await db(TABLE).where({ ...where(scope, key), token }).delete().returning('token')).length === 1));
+      // Only a claim without an answer: a COMMIT whose reply came too late may have stored the answer with its write,
+      // and that answer must stay for the retry to replay (deleting it would run the write a second time).
+      const done = withoutDeadline(() => withDeadline(RELEASE_MS, async () => (await db(TABLE).where({ ...where(scope, key), token, status: null }).delete().returning('token')).length === 1));
       const d = activeDeadline();
       if (d && d.at <= Date.now()) {
         done.catch(() => undefined);
