@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createLogger, createRuntime, onShutdown, SHUTDOWN_AFTER_DRAIN_MS, startOrExit, webhookSettings } from '@tt/http';
+import { createLogger, createRuntime, onShutdown, parseConfig, SHUTDOWN_AFTER_DRAIN_MS, startOrExit, webhookSettings } from '@tt/http';
 import { oauthSettings, startMcp } from '@tt/mcp';
-import { loadConfig } from './config.js';
+import { startRetention, WorkerConfigSchema } from '@tt/worker';
+import { ConfigSchema } from './config.js';
 import { seedDemo } from './seed.js';
 import { startApi } from './server.js';
 
@@ -11,9 +12,12 @@ import { startApi } from './server.js';
  * Embedded mode: api, mcp and worker in one process on PGlite and the in-process queue; demo data on first start.
  * It listens on 127.0.0.1 unless HOST says otherwise: it prints an operator token, which must not reach the network.
  */
-const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = await startOrExit('task tracker', async () => {
+// The api's settings and the worker's housekeeping ones: this process runs the worker's jobs too.
+const EmbeddedConfigSchema = ConfigSchema.extend({ ACTIVITY_RETENTION_DAYS: WorkerConfigSchema.shape.ACTIVITY_RETENTION_DAYS });
+
+const { config, logger, dataDir, adminToken, demoKey, runtime, retention, api, mcp } = await startOrExit('task tracker', async () => {
   // One process on one machine, behind no load balancer: nothing to drain unless SHUTDOWN_DRAIN_MS says so.
-  const config = loadConfig({ ...process.env, HOST: process.env.HOST || '127.0.0.1', SHUTDOWN_DRAIN_MS: process.env.SHUTDOWN_DRAIN_MS || '0' });
+  const config = parseConfig(EmbeddedConfigSchema, { ...process.env, HOST: process.env.HOST || '127.0.0.1', SHUTDOWN_DRAIN_MS: process.env.SHUTDOWN_DRAIN_MS || '0' });
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
   const dataDir = resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
@@ -36,11 +40,13 @@ const { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp } = awai
     logger.info('seeded the demo workspace');
   }
   writeFileSync(secretsFile, JSON.stringify({ adminToken, demoKey }, null, 2), { mode: 0o600 });
+  // The worker's housekeeping, as in the worker process: ACTIVITY_RETENTION_DAYS, a pass now and then hourly.
+  const retention = startRetention(config.ACTIVITY_RETENTION_DAYS, runtime.deps, logger);
 
   const api = await startApi({ ...config, ADMIN_TOKEN: adminToken }, runtime);
   // One /metrics for the whole process, on the api port.
   const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metrics: false, drainMs: config.SHUTDOWN_DRAIN_MS, oauth: oauthSettings(config) }, runtime);
-  return { config, logger, dataDir, adminToken, demoKey, runtime, api, mcp };
+  return { config, logger, dataDir, adminToken, demoKey, runtime, retention, api, mcp };
 });
 const exposed = config.HOST === '127.0.0.1' || config.HOST === 'localhost' || config.HOST === '::1' ? '' : `  (listening on ${config.HOST}: reachable from the network)`;
 
@@ -61,6 +67,7 @@ const lines = [
 process.stdout.write(lines.join('\n') + '\n');
 
 onShutdown(logger, async () => {
+  retention.stop();
   await Promise.all([api.stop(), mcp.stop()]);
   await runtime.close();
 }, config.SHUTDOWN_DRAIN_MS + SHUTDOWN_AFTER_DRAIN_MS);

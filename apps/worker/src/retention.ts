@@ -8,8 +8,8 @@ export interface Retention {
 
 /**
  * The activity log's retention (ACTIVITY_RETENTION_DAYS): a pass at start and then every `everyMs` (an hour). Unset
- * keeps every entry. Every worker may run it: the deletes are idempotent and batched, so two workers only share
- * the work.
+ * keeps every entry. Every worker process runs it, and so does embedded mode (`npm start`, which runs the worker's
+ * jobs in its one process): the deletes are idempotent and batched, so two of them only share the work.
  */
 export function startRetention(
   days: number | undefined, deps: Deps, log: { info(o: object, msg: string): void; warn(o: object, msg: string): void }, everyMs = 3_600_000,
