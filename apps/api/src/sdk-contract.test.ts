@@ -68,13 +68,15 @@ describe('SDK contract with the OpenAPI document', () => {
     for (const path of Object.keys(doc.paths)) expect(path.startsWith('/v1/'), path).toBe(true);
   });
 
-  it('treats as pages exactly the answers shaped {data, nextCursor, total}', () => {
+  it('treats as pages exactly the answers shaped {data, nextCursor, total} (the activity log\'s adds totalCapped)', () => {
     for (const [id, spec] of Object.entries(operations) as Array<[string, OperationSpec]>) {
       if (!spec.response) continue;
       const schema = doc.components.schemas[spec.response];
       expect(schema, `${id}: ${spec.response} is a component`).toBeDefined();
       const keys = Object.keys(schema!.properties ?? {}).sort();
-      if (spec.response.endsWith('Page')) expect(keys, id).toEqual(['data', 'nextCursor', 'total']);
+      // The activity log's count stops at a cap and says so (`totalCapped`): the envelope plus that one flag.
+      if (spec.response === 'ActivityPage') expect(keys, id).toEqual(['data', 'nextCursor', 'total', 'totalCapped']);
+      else if (spec.response.endsWith('Page')) expect(keys, id).toEqual(['data', 'nextCursor', 'total']);
       // The time report is the report object itself (spec: "Response: Time report object"); its `data` holds the rows.
       else if (spec.response === 'TimeReport') expect(keys, id).toEqual(['data', 'from', 'groupBy', 'to', 'totalHours', 'totalSeconds']);
       else expect(keys, id).toEqual(['data']);

@@ -44,7 +44,8 @@ export interface ResponseSchemas {
   TranscriptResponse: Envelope<Transcript>;
   AgreementTaskResponse: Envelope<Task>;
   NotificationPage: Page<Notification>;
-  ActivityPage: Page<ActivityEntry>;
+  /** `total` stops at 1 000; `totalCapped` is then true (more match). */
+  ActivityPage: Page<ActivityEntry> & { totalCapped: boolean };
   MarkReadResponse: Envelope<MarkReadResult>;
 }
 

@@ -87,7 +87,7 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
   }
   const [rows, countRow] = await concurrently<[R[], { n: unknown } | undefined]>(base, [
     () => rowsQ.orderBy([{ column: key.column, order: 'desc' }, { column: key.id, order: 'desc' }]).limit(page.limit + 1) as PromiseLike<R[]>,
-    () => base.clone().count({ n: '*' }).first() as PromiseLike<{ n: unknown } | undefined>,
+    () => countOf(base, key, page.countAtMost),
   ]);
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
@@ -96,7 +96,24 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
     const v = r[key.column.split('.').pop()!];
     return key.value === 'day' ? dayOrNull(v) : Number(v);
   };
-  return { rows: kept.map(map), next: more && last ? position(valueOf(last), String(last[key.id.split('.').pop()!])) : null, total: num(countRow?.n) };
+  const next = more && last ? position(valueOf(last), String(last[key.id.split('.').pop()!])) : null;
+  const total = num(countRow?.n);
+  if (page.countAtMost === undefined) return { rows: kept.map(map), next, total };
+  return { rows: kept.map(map), next, total: Math.min(total, page.countAtMost), totalCapped: total > page.countAtMost };
+}
+
+/**
+ * All the matches, or at most `atMost + 1` of them: those are taken in the page's own order, so the count walks the
+ * page's index and stops there (its cost is that of a page of `atMost` rows, whatever the match set).
+ */
+function countOf(base: Knex.QueryBuilder, key: { column: string; id: string }, atMost: number | undefined): PromiseLike<{ n: unknown } | undefined> {
+  if (atMost === undefined) return base.clone().count({ n: '*' }).first() as PromiseLike<{ n: unknown } | undefined>;
+  const first = base
+    .clone()
+    .select(base.client.raw('1'))
+    .orderBy([{ column: key.column, order: 'desc' }, { column: key.id, order: 'desc' }])
+    .limit(atMost + 1);
+  return base.client.queryBuilder().count({ n: '*' }).from(first.as('counted')).first() as PromiseLike<{ n: unknown } | undefined>;
 }
 
 /**

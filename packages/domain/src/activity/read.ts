@@ -1,36 +1,39 @@
-import { type ActivityFilter, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest } from '../shared/index.js';
+import { type ActivityFilter, type ActivityRow, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest, type PageResult } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { resolveUser } from '../people/index.js';
 import { projectByRef } from '../projects/index.js';
 import { filterTaskId, visibleTask } from '../tasks/index.js';
 import { presentActivity, presentAudit } from './present.js';
-import type { ActivityEntry, ActivityQuery, AuditEntry, AuditQuery, TaskActivityQuery } from './schema.js';
+import { ACTIVITY_COUNT_CAP, type ActivityEntry, type ActivityPage, type ActivityQuery, type AuditEntry, type AuditQuery, type TaskActivityQuery } from './schema.js';
 
 /** What the key may read: its workspace and projects; the store leaves out boards and spaces closed to the user. */
 const seen = (actor: Actor): ActivityFilter => ({ workspaceId: actor.workspace.id, userId: actor.user.id, visibleProjectIds: actor.key.projectIds });
 const pageOf = (q: { limit: number; cursor?: string | undefined }): PageRequest => ({ limit: q.limit, after: decodeCursor(q.cursor) });
+/** An activity list's page: the count stops at ACTIVITY_COUNT_CAP (see there). */
+const activityPageOf = (q: { limit: number; cursor?: string | undefined }): PageRequest => ({ ...pageOf(q), countAtMost: ACTIVITY_COUNT_CAP });
+const presentPage = (page: PageResult<ActivityRow>): ActivityPage => ({
+  data: page.rows.map(presentActivity), nextCursor: encodeCursor(page.next), total: page.total, totalCapped: page.totalCapped ?? false,
+});
 
 /** A task's history, newest first; 404 for a task the key cannot see. */
-export async function taskActivity(actor: Actor, ref: string, query: TaskActivityQuery, deps: Deps): Promise<Page<ActivityEntry>> {
+export async function taskActivity(actor: Actor, ref: string, query: TaskActivityQuery, deps: Deps): Promise<ActivityPage> {
   requireScope(actor, 'tasks:read');
   const task = await visibleTask(actor, ref, deps.store);
-  const page = await deps.store.activity.list({ ...seen(actor), taskId: task.id }, pageOf(query));
-  return { data: page.rows.map(presentActivity), nextCursor: encodeCursor(page.next), total: page.total };
+  return presentPage(await deps.store.activity.list({ ...seen(actor), taskId: task.id }, activityPageOf(query)));
 }
 
 /**
  * The workspace's feed, newest first, narrowed by period, project (id or key), person (id, login or `me`) and task
  * (id or key). An unknown or invisible project is 404 as everywhere; a task the key cannot see matches nothing.
  */
-export async function listActivity(actor: Actor, query: ActivityQuery, deps: Deps): Promise<Page<ActivityEntry>> {
+export async function listActivity(actor: Actor, query: ActivityQuery, deps: Deps): Promise<ActivityPage> {
   requireScope(actor, 'tasks:read');
   const tz = actor.workspace.timezone;
   const filter: ActivityFilter = { ...seen(actor), since: momentIn(query.since, tz), until: momentIn(query.until, tz) };
   if (query.projectId !== undefined) filter.projectId = (await projectByRef(actor, query.projectId, deps.store)).id;
   if (query.actorId !== undefined) filter.actorId = await resolveUser(actor, query.actorId, deps.store, { field: 'actorId' });
   if (query.taskId !== undefined) filter.taskId = await filterTaskId(actor, query.taskId, deps.store);
-  const page = await deps.store.activity.list(filter, pageOf(query));
-  return { data: page.rows.map(presentActivity), nextCursor: encodeCursor(page.next), total: page.total };
+  return presentPage(await deps.store.activity.list(filter, activityPageOf(query)));
 }
 
 /** The latest `n` entries of a task the caller already found visible (get_task's history section). */

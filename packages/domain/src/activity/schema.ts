@@ -40,6 +40,30 @@ export const ActivityEntry = z
   .openapi('ActivityEntry');
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
 
+/**
+ * The activity lists count at most this many matches. The log grows without bound (a busy workspace writes thousands
+ * of entries a day) and the page itself is an index range, so an exact count of a wide period would cost a hundredfold
+ * the page; counting up to this many costs about ten pages, whatever the period.
+ */
+export const ACTIVITY_COUNT_CAP = 1000;
+
+/** The list envelope of the activity routes: `total` stops at ACTIVITY_COUNT_CAP, and `totalCapped` says when it did. */
+export const ActivityPage = z
+  .object({
+    data: z.array(ActivityEntry),
+    nextCursor: z.string().nullable().openapi({ description: 'null on the last page' }),
+    total: z.number().int().openapi({
+      description: `Count of entries matching the filters, exact up to ${ACTIVITY_COUNT_CAP}; when more match it is ${ACTIVITY_COUNT_CAP} and \`totalCapped\` is true`,
+    }),
+    totalCapped: z.boolean().openapi({
+      description:
+        `true when more than ${ACTIVITY_COUNT_CAP} entries match: \`total\` is then a lower bound (page on with \`nextCursor\` to see them ` +
+        'all, or narrow the period). The count stops there so that a wide `since` costs no more than a narrow one.',
+    }),
+  })
+  .openapi('ActivityPage');
+export type ActivityPage = z.infer<typeof ActivityPage>;
+
 const range = {
   since: Moment.optional().openapi({ description: 'Entries at or after this moment (no offset: the workspace\'s time zone)' }),
   until: Moment.optional().openapi({ description: 'Entries before this moment (no offset: the workspace\'s time zone)' }),

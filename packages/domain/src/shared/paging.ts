@@ -2,6 +2,11 @@
 export interface PageRequest {
   limit: number;
   after?: string | undefined;
+  /**
+   * Count the matches only up to this many (a list over a log that grows without bound, whose full count would cost
+   * more than the page); unset counts them all.
+   */
+  countAtMost?: number | undefined;
 }
 
 export interface PageResult<T> {
@@ -9,4 +14,6 @@ export interface PageResult<T> {
   /** Position after the last row, when more rows may follow. */
   next: string | null;
   total: number;
+  /** True when more than `countAtMost` rows match: `total` is then that cap, a lower bound. */
+  totalCapped?: boolean;
 }
