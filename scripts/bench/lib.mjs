@@ -57,9 +57,12 @@ export function freePort() {
  */
 export const nodeArgs = () => [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
-/** Starts the built API (apps/api/dist/main.js) on the database, with the rate limit out of the way. */
-export async function startBuiltApi(dbName) {
-  const main = join(ROOT, 'apps', 'api', 'dist', 'main.js');
+/**
+ * Starts the built API (apps/api/dist/main.js of `root`: this tree, or another commit's for an A/B) on the database,
+ * with the rate limit out of the way.
+ */
+export async function startBuiltApi(dbName, root = ROOT) {
+  const main = join(root, 'apps', 'api', 'dist', 'main.js');
   if (!existsSync(main)) throw new Error('apps/api/dist/main.js is missing: build first (pnpm run build)');
   const port = await freePort();
   const env = {
