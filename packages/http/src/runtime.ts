@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
 import { type ChangeFeedHandle, createJobSystem, createLocalChangeFeed, createRedisChangeFeed, createWebhookPorts, DEFAULT_PREFIX, type JobSystem } from '@tt/jobs';
-import { createStore, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase, withDeadline, withoutDeadline } from '@tt/store';
+import { createStore, type DatabaseOptions, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase, withDeadline, withoutDeadline } from '@tt/store';
 import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { createDrain, type Drain } from './readiness.js';
@@ -12,6 +12,8 @@ import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-config
 export interface RuntimeOptions {
   databaseUrl?: string | undefined;
   dataDir?: string | undefined;
+  /** Test-only seam: an embedded PGlite already open (see DatabaseOptions.pglite). */
+  pglite?: DatabaseOptions['pglite'];
   redisUrl?: string | undefined;
   rateLimitPerMinute: number;
   logger: Logger;
@@ -68,7 +70,7 @@ export function redisCommandTimeoutMs(env: NodeJS.ProcessEnv = process.env): num
 
 /** Opens the database (PostgreSQL or embedded PGlite) and Redis when configured, and builds the use-case deps. */
 export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
-  const db = openDatabase({ databaseUrl: o.databaseUrl, dataDir: o.dataDir });
+  const db = openDatabase({ databaseUrl: o.databaseUrl, dataDir: o.dataDir, pglite: o.pglite });
   if (o.migrate !== false) await migrate(db);
   const database = isPglite(db) ? undefined : watchDatabase(db, o.logger);
   // A Redis that stops answering without closing the connection fails each command after commandTimeout instead of
@@ -79,7 +81,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   if (redis) await redis.connect().catch((err: Error) => o.logger.error({ err: err.message }, 'redis unreachable at start'));
   const changes = redis ? createRedisChangeFeed({ redis, prefix: o.queuePrefix ?? DEFAULT_PREFIX, log: o.logger }) : createLocalChangeFeed(o.logger);
   const store = createStore(db, changes);
-  const jobs = createJobSystem({ store, redisUrl: o.redisUrl, prefix: o.queuePrefix, log: o.logger });
+  // The relay and the handlers under the same client-side deadline as requests: a silent database fails them and they retry.
+  const jobs = createJobSystem({ store, redisUrl: o.redisUrl, prefix: o.queuePrefix, log: o.logger, deadline: withDeadline });
   const deps: Deps = {
     store,
     now: () => Date.now(),

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
+import type { PGlite } from '@electric-sql/pglite';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import { installDeadline } from './deadline.js';
@@ -15,6 +16,11 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; undefined with no URL = in memory. */
   dataDir?: string | undefined;
+  /**
+   * Test-only seam: an embedded PGlite already open (the tests load one from a migrated snapshot, which skips initdb),
+   * used instead of a new one when there is no URL; closed with the Knex instance.
+   */
+  pglite?: PGlite | undefined;
   poolMax?: number;
   /** Longest wait for a new connection (TCP and start-up), ms; default from DATABASE_CONNECT_TIMEOUT_MS or 3000. */
   connectTimeoutMs?: number;
@@ -112,7 +118,8 @@ function connect(opts: DatabaseOptions, env: DatabaseSettings): Knex {
   return knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
-    connection: opts.dataDir ? { filename: opts.dataDir } : {},
+    // knex-pglite takes an open instance as `connection.pglite` (its own option, outside Knex's connection type).
+    connection: (opts.pglite ? { pglite: opts.pglite } : opts.dataDir ? { filename: opts.dataDir } : {}) as Knex.StaticConnectionConfig,
   });
 }
 

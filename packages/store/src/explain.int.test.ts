@@ -4,7 +4,7 @@ import { ListTasksQuery, SCOPES, tasks as taskService, type Actor, type Deps, ty
 import { isPglite, migrate, openDatabase } from './db.js';
 import { taskListQueries } from './repos/tasks/index.js';
 import { createStore } from './store.js';
-import { createTestDatabaseUrl, dropTestDatabase } from './testing.js';
+import { createTestDatabaseUrl, dropTestDatabase, openTestPglite } from './testing.js';
 import { newId } from './util.js';
 
 /*
@@ -137,7 +137,7 @@ let rows: Seeded[];
 
 beforeAll(async () => {
   url = await createTestDatabaseUrl();
-  db = openDatabase({ databaseUrl: url });
+  db = openDatabase({ databaseUrl: url, pglite: url ? undefined : await openTestPglite() });
   await migrate(db);
   const rand = rng(20240101);
   rows = [];

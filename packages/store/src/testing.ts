@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import { migrate, openDatabase } from './db.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The migrated PGlite data directory (a tar file) that each test file loads; empty on PostgreSQL. */
+    pgliteSnapshot: string;
+  }
+}
 
 const TEMPLATE = 'tt_test_template';
 
@@ -22,6 +33,25 @@ function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+/**
+ * On PGlite: migrates a new in-memory PGlite once per run and writes its data directory to a tar file, which each test
+ * file loads instead of running initdb and the migrations again (most of the ~2 s a new in-memory PGlite costs).
+ * Returns the file and its removal.
+ */
+export async function preparePgliteSnapshot(): Promise<{ file: string; remove(): void }> {
+  const pglite = new PGlite();
+  const db = openDatabase({ pglite });
+  try {
+    await migrate(db);
+    const dump = await pglite.dumpDataDir('none');
+    const file = join(tmpdir(), `tt-test-pglite-${process.pid}-${randomBytes(4).toString('hex')}.tar`);
+    writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+    return { file, remove: () => rmSync(file, { force: true }) };
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** Migrates the template database once per run (PostgreSQL only). */
@@ -62,6 +92,36 @@ export async function createTestDatabaseUrl(): Promise<string | undefined> {
   return withDatabase(base, name);
 }
 
+/**
+ * An in-memory PGlite loaded from the run's migrated snapshot (globalSetup), or undefined on PostgreSQL or without a
+ * snapshot (then openDatabase opens a new one, and the migrations run).
+ */
+export async function openTestPglite(): Promise<PGlite | undefined> {
+  if (testUrl()) return undefined;
+  let file: string | undefined;
+  try {
+    // Imported here, not at the top: globalSetup imports this module outside vitest's runner.
+    const { inject } = await import('vitest');
+    file = inject('pgliteSnapshot') || undefined;
+  } catch {
+    file = undefined; // not under vitest's runner
+  }
+  if (!file) return undefined;
+  const pglite = new PGlite({ loadDataDir: new Blob([readFileSync(file)]) });
+  await pglite.waitReady;
+  return pglite;
+}
+
+/**
+ * Where a test file's runtime opens its database: `databaseUrl`, a clone of the template on PostgreSQL, or `pglite`,
+ * an in-memory PGlite from the migrated snapshot. Pass both to createRuntime / openDatabase; `drop` removes the clone.
+ */
+export async function createTestDatabase(): Promise<{ databaseUrl: string | undefined; pglite: PGlite | undefined; drop(): Promise<void> }> {
+  const databaseUrl = await createTestDatabaseUrl();
+  const pglite = databaseUrl ? undefined : await openTestPglite();
+  return { databaseUrl, pglite, drop: () => dropTestDatabase(databaseUrl) };
+}
+
 /** Drops a database made by createTestDatabaseUrl. */
 export async function dropTestDatabase(url: string | undefined): Promise<void> {
   const base = adminUrl();
@@ -79,8 +139,9 @@ export async function dropTestDatabase(url: string | undefined): Promise<void> {
 /** A migrated database for one test file (a clone of the template, or a new in-memory PGlite) and its removal. */
 export async function openTestDatabase(): Promise<{ db: Knex; close(): Promise<void> }> {
   const url = await createTestDatabaseUrl();
-  const db = openDatabase({ databaseUrl: url });
-  if (!url) await migrate(db);
+  const pglite = url ? undefined : await openTestPglite();
+  const db = openDatabase({ databaseUrl: url, pglite });
+  if (!url) await migrate(db); // on the snapshot: nothing pending
   return {
     db,
     async close() {

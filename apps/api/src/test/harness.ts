@@ -1,6 +1,6 @@
 import { keys, people, type Scope, SCOPES } from '@tt/domain';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../../packages/store/src/testing.js';
+import { createTestDatabase } from '../../../../packages/store/src/testing.js';
 import { ConfigSchema } from '../config.js';
 import { startApi, type ApiServer } from '../server.js';
 
@@ -37,11 +37,11 @@ let counter = 0;
 
 /** Starts the API on a fresh database (PGlite in memory, or a PostgreSQL clone with TEST_DATABASE_URL). */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const databaseUrl = await createTestDatabaseUrl();
+  const { databaseUrl, pglite, drop } = await createTestDatabase();
   // A high limit by default so suites that send many requests are not throttled; the rate-limit tests set their own.
   const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-operator-token-123456', RATE_LIMIT_PER_MINUTE: '100000', ...env });
   const runtime = await createRuntime({
-    databaseUrl, redisUrl: config.REDIS_URL, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger: createLogger('silent', 'test'),
+    databaseUrl, pglite, redisUrl: config.REDIS_URL, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger: createLogger('silent', 'test'),
   });
   const api = await startApi(config, runtime);
   const base = api.url;
@@ -95,7 +95,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async close() {
       await api.stop();
       await runtime.close();
-      await dropTestDatabase(databaseUrl);
+      await drop();
     },
   };
   return harness;

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../../packages/store/src/testing.js';
+import { createTestDatabase } from '../../../../packages/store/src/testing.js';
 import { startMcp, type McpServerHandle } from '../index.js';
 
 /** A runtime on a fresh database (PGlite, or a PostgreSQL clone with TEST_DATABASE_URL) and an MCP server on it. */
@@ -19,8 +19,8 @@ export interface McpFixture {
 }
 
 export async function mcpFixture(): Promise<McpFixture> {
-  const databaseUrl = await createTestDatabaseUrl();
-  const runtime = await createRuntime({ databaseUrl, rateLimitPerMinute: 1000, logger: createLogger('silent', 'test') });
+  const { databaseUrl, pglite, drop } = await createTestDatabase();
+  const runtime = await createRuntime({ databaseUrl, pglite, rateLimitPerMinute: 1000, logger: createLogger('silent', 'test') });
   const clients: Array<{ close(): Promise<void> }> = [];
   let mcp: McpServerHandle | undefined;
   return {
@@ -47,7 +47,7 @@ export async function mcpFixture(): Promise<McpFixture> {
       for (const c of clients) await c.close().catch(() => undefined);
       await mcp?.stop();
       await runtime.close();
-      await dropTestDatabase(databaseUrl);
+      await drop();
     },
   };
 }
