@@ -1,353 +1,448 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type TestWorkspace } from '../../test/harness.js';
+import { type Harness, startHarness, type TestWorkspace } from '../../test/harness.js';
 
-let h: Harness;
-let ws: TestWorkspace;
-let project: any;
-let board: any;
+// This file's own tests; their setup and state stay inside this describe.
+describe('tasks', () => {
+  let h: Harness;
+  let ws: TestWorkspace;
+  let project: any;
+  let board: any;
 
-beforeAll(async () => {
-  h = await startHarness();
-  ws = await h.workspace();
-  project = (await h.call(ws.token, 'POST', '/projects', { name: 'Tasks', key: 'TSK', template: 'scrum' })).body.data;
-  board = project.boards[0];
-});
-afterAll(() => h.close());
+  beforeAll(async () => {
+    h = await startHarness();
+    ws = await h.workspace();
+    project = (await h.call(ws.token, 'POST', '/projects', { name: 'Tasks', key: 'TSK', template: 'scrum' })).body.data;
+    board = project.boards[0];
+  });
+  afterAll(() => h.close());
 
-const create = (body: Record<string, unknown>, token = ws.token) => h.call(token, 'POST', '/tasks', { boardId: board.id, ...body });
+  const create = (body: Record<string, unknown>, token = ws.token) => h.call(token, 'POST', '/tasks', { boardId: board.id, ...body });
 
-describe('task creation', () => {
-  it('applies the defaults and returns the full form', async () => {
-    const bob = await ws.user({ login: 'bob' });
-    const r = await create({ title: 'First', assigneeIds: [bob.id], labels: ['new-label'], checklist: [{ text: 'a' }, { text: 'b', done: true }] });
-    expect(r.status).toBe(201);
-    const t = r.body.data;
-    expect(t).toMatchObject({
-      key: expect.stringMatching(/^TSK-\d+$/), projectId: project.id, boardId: board.id, statusId: board.statuses[0].id,
-      status: { name: board.statuses[0].name, category: 'todo' }, type: 'task', priority: 'medium', reporterId: ws.adminUser.id,
-      assigneeId: bob.id, assigneeIds: [bob.id], labels: ['new-label'], dueDate: null, parentId: null, timeSpentSeconds: 0,
-      archived: false, doneAt: null, archivedAt: null, description: '', descriptionText: '', subtaskIds: [], timeLogs: [], attachments: [], docIds: [],
+  describe('task creation', () => {
+    it('applies the defaults and returns the full form', async () => {
+      const bob = await ws.user({ login: 'bob' });
+      const r = await create({ title: 'First', assigneeIds: [bob.id], labels: ['new-label'], checklist: [{ text: 'a' }, { text: 'b', done: true }] });
+      expect(r.status).toBe(201);
+      const t = r.body.data;
+      expect(t).toMatchObject({
+        key: expect.stringMatching(/^TSK-\d+$/), projectId: project.id, boardId: board.id, statusId: board.statuses[0].id,
+        status: { name: board.statuses[0].name, category: 'todo' }, type: 'task', priority: 'medium', reporterId: ws.adminUser.id,
+        assigneeId: bob.id, assigneeIds: [bob.id], labels: ['new-label'], dueDate: null, parentId: null, timeSpentSeconds: 0,
+        archived: false, doneAt: null, archivedAt: null, description: '', descriptionText: '', subtaskIds: [], timeLogs: [], attachments: [], docIds: [],
+      });
+      expect(t.checklist).toEqual([
+        { id: expect.any(String), text: 'a', done: false },
+        { id: expect.any(String), text: 'b', done: true },
+      ]);
+      expect((await h.call(ws.token, 'GET', '/labels')).body.data).toContain('new-label');
     });
-    expect(t.checklist).toEqual([
-      { id: expect.any(String), text: 'a', done: false },
-      { id: expect.any(String), text: 'b', done: true },
-    ]);
-    expect((await h.call(ws.token, 'GET', '/labels')).body.data).toContain('new-label');
+
+    it('projectId uses the first board; statusId must be on the board', async () => {
+      const r = await h.call(ws.token, 'POST', '/tasks', { title: 'By project', projectId: project.id });
+      expect(r.body.data.boardId).toBe(board.id);
+      const other = (await h.call(ws.token, 'POST', '/projects', { name: 'O', key: 'OTH' })).body.data;
+      const bad = await create({ title: 'x', statusId: other.boards[0].statuses[0].id });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toContain('statusId');
+      expect((await create({ title: 'x', assigneeIds: ['usr_nope'] })).body.error.message).toContain('assigneeIds');
+    });
+
+    it('numbers keys without gaps or duplicates under concurrent creation', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Conc', key: 'CON' })).body.data;
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => h.call(ws.token, 'POST', '/tasks', { title: `c${i}`, boardId: p.boards[0].id })),
+      );
+      expect(results.every((r) => r.status === 201)).toBe(true);
+      const keys = results.map((r) => Number(r.body.data.key.split('-')[1])).sort((a, b) => a - b);
+      expect(keys).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    });
+
+    it('sanitizes HTML and derives text; accepts descriptionText instead', async () => {
+      const r = await create({ title: 'html', description: '<p onclick="x()">Hi <script>alert(1)</script><b>there</b></p><style>p{}</style><iframe src="x"></iframe>' });
+      expect(r.body.data.description).toBe('<p>Hi <b>there</b></p>');
+      expect(r.body.data.descriptionText).toBe('Hi there');
+      const t = await create({ title: 'text', descriptionText: 'line 1\nline <2>' });
+      expect(t.body.data.description).toBe('<p>line 1<br />line &lt;2&gt;</p>');
+      expect(t.body.data.descriptionText).toBe('line 1\nline <2>');
+    });
+
+    it('queues notification and automation jobs in the outbox with the commit, none on rollback', async () => {
+      const outbox = async () => Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n);
+      const newest = async (n: number) => (await h.runtime.db('outbox').orderBy('id', 'desc').limit(n)).map((r: any) => r);
+      const u = await ws.user();
+      // A board without task_created rules: only the notification (an automation job would find nothing to run).
+      let before = await outbox();
+      await create({ title: 'notify', assigneeIds: [u.id] });
+      expect(await outbox()).toBe(before + 1);
+      const [notify] = await newest(1);
+      expect(notify).toMatchObject({ name: 'notify.assigned', payload: { userIds: [u.id] } });
+      // With a rule on the board, the automation job too (a board of its own, so the rule touches no other test).
+      const ruled = (await h.call(ws.token, 'POST', '/projects', { name: 'Ruled', key: 'RLD' })).body.data.boards[0];
+      expect((await h.op('POST', `/boards/${ruled.id}/automations`, { trigger: 'task_created', actions: [{ type: 'add_labels', labels: ['auto'] }] })).status).toBe(201);
+      before = await outbox();
+      const t = (await create({ title: 'ruled', boardId: ruled.id, assigneeIds: [u.id] })).body.data;
+      const rows = await newest(2);
+      expect(await outbox()).toBe(before + 2);
+      expect(rows.map((r: any) => r.name).sort()).toEqual(['automations.task_created', 'notify.assigned']);
+      expect(rows.find((r: any) => r.name === 'automations.task_created').payload).toMatchObject({ taskId: t.id, boardId: ruled.id });
+      before = await outbox();
+      await create({ title: 'fails', assigneeIds: [u.id], parentId: 'task_nope' });
+      expect(await outbox()).toBe(before);
+    });
   });
 
-  it('projectId uses the first board; statusId must be on the board', async () => {
-    const r = await h.call(ws.token, 'POST', '/tasks', { title: 'By project', projectId: project.id });
-    expect(r.body.data.boardId).toBe(board.id);
-    const other = (await h.call(ws.token, 'POST', '/projects', { name: 'O', key: 'OTH' })).body.data;
-    const bad = await create({ title: 'x', statusId: other.boards[0].statuses[0].id });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toContain('statusId');
-    expect((await create({ title: 'x', assigneeIds: ['usr_nope'] })).body.error.message).toContain('assigneeIds');
-  });
+  describe('reading, filtering and paging', () => {
+    it('GET by id and by key', async () => {
+      const t = (await create({ title: 'by key' })).body.data;
+      expect((await h.call(ws.token, 'GET', `/tasks/${t.key}`)).body.data.id).toBe(t.id);
+      expect((await h.call(ws.token, 'GET', `/tasks/${t.key.toLowerCase()}`)).body.data.id).toBe(t.id);
+      expect((await h.call(ws.token, 'GET', `/tasks/${t.id}`)).body.data.key).toBe(t.key);
+      expect((await h.call(ws.token, 'GET', '/tasks/TSK-99999')).status).toBe(404);
+    });
 
-  it('numbers keys without gaps or duplicates under concurrent creation', async () => {
-    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Conc', key: 'CON' })).body.data;
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => h.call(ws.token, 'POST', '/tasks', { title: `c${i}`, boardId: p.boards[0].id })),
-    );
-    expect(results.every((r) => r.status === 201)).toBe(true);
-    const keys = results.map((r) => Number(r.body.data.key.split('-')[1])).sort((a, b) => a - b);
-    expect(keys).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-  });
+    it('label totals stay exact through creates, label edits, moves, archiving and deletes (kept as counters)', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Labels', key: 'LBC', template: 'scrum' })).body.data;
+      const todo = p.boards[0].statuses[0];
+      const doing = p.boards[0].statuses.find((st: any) => st.category === 'progress');
+      const mk = (labels: string[]) => h.call(ws.token, 'POST', '/tasks', { boardId: p.boards[0].id, title: labels.join(' ') || 'none', labels }).then((r) => r.body.data);
+      const x = await mk(['ux', 'api']);
+      const y = await mk(['api']);
+      const z = await mk(['api', 'ux', 'db']);
+      await mk([]);
+      // Each total is checked against the rows it pages over (limit 100 holds them all).
+      const total = async (q: string) => {
+        const r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=100&${q}`);
+        expect(r.status, q).toBe(200);
+        expect(r.body.total, q).toBe(r.body.data.length);
+        return r.body.total;
+      };
+      expect([await total('label=api'), await total('label=ux,api'), await total('label=api,ux,db'), await total('label=nope')]).toEqual([3, 2, 1, 0]);
+      await h.call(ws.token, 'PATCH', `/tasks/${y.id}`, { labels: ['api', 'ux'] });
+      expect(await total('label=ux,api')).toBe(3);
+      await h.call(ws.token, 'POST', `/tasks/${x.id}/move`, { statusId: doing.id });
+      expect([await total(`label=ux&statusId=${doing.id}`), await total(`label=ux&statusId=${todo.id}`), await total('label=ux&category=progress')]).toEqual([1, 2, 1]);
+      await h.op('POST', `/tasks/${z.id}/archive`);
+      expect([await total('label=db'), await total('label=db&archived=true'), await total('label=api&archived=all')]).toEqual([0, 1, 3]);
+      await h.op('POST', `/tasks/${z.id}/restore`);
+      await h.call(ws.token, 'DELETE', `/tasks/${y.id}`);
+      expect([await total('label=api'), await total('label=db')]).toEqual([2, 1]);
+      // With a type or priority the total is counted on the rows, and is as exact.
+      expect(await total('label=api&type=task')).toBe(2);
+    });
 
-  it('sanitizes HTML and derives text; accepts descriptionText instead', async () => {
-    const r = await create({ title: 'html', description: '<p onclick="x()">Hi <script>alert(1)</script><b>there</b></p><style>p{}</style><iframe src="x"></iframe>' });
-    expect(r.body.data.description).toBe('<p>Hi <b>there</b></p>');
-    expect(r.body.data.descriptionText).toBe('Hi there');
-    const t = await create({ title: 'text', descriptionText: 'line 1\nline <2>' });
-    expect(t.body.data.description).toBe('<p>line 1<br />line &lt;2&gt;</p>');
-    expect(t.body.data.descriptionText).toBe('line 1\nline <2>');
-  });
+    it('every filter, combined, with exact totals and no descriptions in lists', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Filter', key: 'FIL' })).body.data;
+      const b = p.boards[0];
+      const ann = await ws.user({ login: 'ann' });
+      const mk = (body: Record<string, unknown>) => h.call(ws.token, 'POST', '/tasks', { boardId: b.id, ...body }).then((r) => r.body.data);
+      const a = await mk({ title: 'Login page broken', type: 'bug', priority: 'high', assigneeIds: [ann.id], labels: ['ui', 'urgent'], dueDate: '2026-12-01', descriptionText: 'The submit button does nothing' });
+      const c = await mk({ title: 'Payment flow', type: 'story', priority: 'low', labels: ['ui'], dueDate: '2027-01-15' });
+      const d = await mk({ title: 'Child of payment', parentId: c.id });
+      const cDone = (await h.call(ws.token, 'PATCH', `/tasks/${c.id}`, { statusId: b.statuses[2].id })).body.data;
+      const ids = async (q: string) => {
+        const r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&${q}`);
+        expect(r.status, q).toBe(200);
+        expect(r.body.total).toBe(r.body.data.length);
+        return r.body.data.map((t: any) => t.id);
+      };
+      expect(await ids('')).toEqual([a.id, c.id, d.id]);
+      expect(await ids(`boardId=${b.id}&statusId=${b.statuses[0].id}`)).toEqual([a.id, d.id]);
+      expect(await ids('category=done')).toEqual([c.id]);
+      expect(await ids(`assigneeId=${ann.id}`)).toEqual([a.id]);
+      expect(await ids('assigneeId=none')).toEqual([c.id, d.id]);
+      expect(await ids(`reporterId=${ws.adminUser.id}`)).toHaveLength(3);
+      expect(await ids('type=bug,story')).toEqual([a.id, c.id]);
+      expect(await ids('priority=high')).toEqual([a.id]);
+      expect(await ids('label=ui,urgent')).toEqual([a.id]);
+      expect(await ids('label=ui')).toEqual([a.id, c.id]);
+      expect(await ids(`parentId=${c.id}`)).toEqual([d.id]);
+      expect(await ids(`parentId=${c.key}`)).toEqual([d.id]);
+      expect(await ids('parentId=none')).toEqual([a.id, c.id]);
+      expect(await ids('dueBefore=2026-12-31')).toEqual([a.id]);
+      expect(await ids(`updatedSince=${d.updatedAt}`)).toEqual([c.id]);
+      expect(await ids(`updatedSince=${new Date(cDone.updatedAt - 1).toISOString()}`)).toEqual([c.id]);
+      expect(await ids('q=button')).toEqual([a.id]);
+      expect(await ids('q=payment')).toEqual([c.id, d.id]);
+      expect(await ids(`q=${a.key}`)).toEqual([a.id]);
+      expect(await ids('type=bug&priority=high,low&label=ui&category=todo')).toEqual([a.id]);
+      const list = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}`);
+      expect(list.body.data[0].description).toBeUndefined();
+      expect(list.body.data[0].checklist).toBeUndefined();
+      const bad = await h.call(ws.token, 'GET', '/tasks?type=nope&dueBefore=2026-13-01&archived=maybe');
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toMatch(/query\.type.*query\.dueBefore.*query\.archived/);
+    });
 
-  it('queues notification and automation jobs in the outbox with the commit, none on rollback', async () => {
-    const outbox = async () => Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n);
-    const newest = async (n: number) => (await h.runtime.db('outbox').orderBy('id', 'desc').limit(n)).map((r: any) => r);
-    const u = await ws.user();
-    // A board without task_created rules: only the notification (an automation job would find nothing to run).
-    let before = await outbox();
-    await create({ title: 'notify', assigneeIds: [u.id] });
-    expect(await outbox()).toBe(before + 1);
-    const [notify] = await newest(1);
-    expect(notify).toMatchObject({ name: 'notify.assigned', payload: { userIds: [u.id] } });
-    // With a rule on the board, the automation job too (a board of its own, so the rule touches no other test).
-    const ruled = (await h.call(ws.token, 'POST', '/projects', { name: 'Ruled', key: 'RLD' })).body.data.boards[0];
-    expect((await h.op('POST', `/boards/${ruled.id}/automations`, { trigger: 'task_created', actions: [{ type: 'add_labels', labels: ['auto'] }] })).status).toBe(201);
-    before = await outbox();
-    const t = (await create({ title: 'ruled', boardId: ruled.id, assigneeIds: [u.id] })).body.data;
-    const rows = await newest(2);
-    expect(await outbox()).toBe(before + 2);
-    expect(rows.map((r: any) => r.name).sort()).toEqual(['automations.task_created', 'notify.assigned']);
-    expect(rows.find((r: any) => r.name === 'automations.task_created').payload).toMatchObject({ taskId: t.id, boardId: ruled.id });
-    before = await outbox();
-    await create({ title: 'fails', assigneeIds: [u.id], parentId: 'task_nope' });
-    expect(await outbox()).toBe(before);
-  });
-});
+    it('Russian full-text search', async () => {
+      const t = (await create({ title: 'Исправить отчёты', descriptionText: 'Отчёты о продажах не выгружаются' })).body.data;
+      const r = await h.call(ws.token, 'GET', `/tasks?q=${encodeURIComponent('продажи')}`);
+      expect(r.body.data.map((x: any) => x.id)).toContain(t.id);
+    });
 
-describe('reading, filtering and paging', () => {
-  it('GET by id and by key', async () => {
-    const t = (await create({ title: 'by key' })).body.data;
-    expect((await h.call(ws.token, 'GET', `/tasks/${t.key}`)).body.data.id).toBe(t.id);
-    expect((await h.call(ws.token, 'GET', `/tasks/${t.key.toLowerCase()}`)).body.data.id).toBe(t.id);
-    expect((await h.call(ws.token, 'GET', `/tasks/${t.id}`)).body.data.key).toBe(t.key);
-    expect((await h.call(ws.token, 'GET', '/tasks/TSK-99999')).status).toBe(404);
-  });
-
-  it('label totals stay exact through creates, label edits, moves, archiving and deletes (kept as counters)', async () => {
-    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Labels', key: 'LBC', template: 'scrum' })).body.data;
-    const todo = p.boards[0].statuses[0];
-    const doing = p.boards[0].statuses.find((st: any) => st.category === 'progress');
-    const mk = (labels: string[]) => h.call(ws.token, 'POST', '/tasks', { boardId: p.boards[0].id, title: labels.join(' ') || 'none', labels }).then((r) => r.body.data);
-    const x = await mk(['ux', 'api']);
-    const y = await mk(['api']);
-    const z = await mk(['api', 'ux', 'db']);
-    await mk([]);
-    // Each total is checked against the rows it pages over (limit 100 holds them all).
-    const total = async (q: string) => {
-      const r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=100&${q}`);
-      expect(r.status, q).toBe(200);
-      expect(r.body.total, q).toBe(r.body.data.length);
-      return r.body.total;
-    };
-    expect([await total('label=api'), await total('label=ux,api'), await total('label=api,ux,db'), await total('label=nope')]).toEqual([3, 2, 1, 0]);
-    await h.call(ws.token, 'PATCH', `/tasks/${y.id}`, { labels: ['api', 'ux'] });
-    expect(await total('label=ux,api')).toBe(3);
-    await h.call(ws.token, 'POST', `/tasks/${x.id}/move`, { statusId: doing.id });
-    expect([await total(`label=ux&statusId=${doing.id}`), await total(`label=ux&statusId=${todo.id}`), await total('label=ux&category=progress')]).toEqual([1, 2, 1]);
-    await h.op('POST', `/tasks/${z.id}/archive`);
-    expect([await total('label=db'), await total('label=db&archived=true'), await total('label=api&archived=all')]).toEqual([0, 1, 3]);
-    await h.op('POST', `/tasks/${z.id}/restore`);
-    await h.call(ws.token, 'DELETE', `/tasks/${y.id}`);
-    expect([await total('label=api'), await total('label=db')]).toEqual([2, 1]);
-    // With a type or priority the total is counted on the rows, and is as exact.
-    expect(await total('label=api&type=task')).toBe(2);
-  });
-
-  it('every filter, combined, with exact totals and no descriptions in lists', async () => {
-    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Filter', key: 'FIL' })).body.data;
-    const b = p.boards[0];
-    const ann = await ws.user({ login: 'ann' });
-    const mk = (body: Record<string, unknown>) => h.call(ws.token, 'POST', '/tasks', { boardId: b.id, ...body }).then((r) => r.body.data);
-    const a = await mk({ title: 'Login page broken', type: 'bug', priority: 'high', assigneeIds: [ann.id], labels: ['ui', 'urgent'], dueDate: '2026-12-01', descriptionText: 'The submit button does nothing' });
-    const c = await mk({ title: 'Payment flow', type: 'story', priority: 'low', labels: ['ui'], dueDate: '2027-01-15' });
-    const d = await mk({ title: 'Child of payment', parentId: c.id });
-    const cDone = (await h.call(ws.token, 'PATCH', `/tasks/${c.id}`, { statusId: b.statuses[2].id })).body.data;
-    const ids = async (q: string) => {
-      const r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&${q}`);
-      expect(r.status, q).toBe(200);
-      expect(r.body.total).toBe(r.body.data.length);
-      return r.body.data.map((t: any) => t.id);
-    };
-    expect(await ids('')).toEqual([a.id, c.id, d.id]);
-    expect(await ids(`boardId=${b.id}&statusId=${b.statuses[0].id}`)).toEqual([a.id, d.id]);
-    expect(await ids('category=done')).toEqual([c.id]);
-    expect(await ids(`assigneeId=${ann.id}`)).toEqual([a.id]);
-    expect(await ids('assigneeId=none')).toEqual([c.id, d.id]);
-    expect(await ids(`reporterId=${ws.adminUser.id}`)).toHaveLength(3);
-    expect(await ids('type=bug,story')).toEqual([a.id, c.id]);
-    expect(await ids('priority=high')).toEqual([a.id]);
-    expect(await ids('label=ui,urgent')).toEqual([a.id]);
-    expect(await ids('label=ui')).toEqual([a.id, c.id]);
-    expect(await ids(`parentId=${c.id}`)).toEqual([d.id]);
-    expect(await ids(`parentId=${c.key}`)).toEqual([d.id]);
-    expect(await ids('parentId=none')).toEqual([a.id, c.id]);
-    expect(await ids('dueBefore=2026-12-31')).toEqual([a.id]);
-    expect(await ids(`updatedSince=${d.updatedAt}`)).toEqual([c.id]);
-    expect(await ids(`updatedSince=${new Date(cDone.updatedAt - 1).toISOString()}`)).toEqual([c.id]);
-    expect(await ids('q=button')).toEqual([a.id]);
-    expect(await ids('q=payment')).toEqual([c.id, d.id]);
-    expect(await ids(`q=${a.key}`)).toEqual([a.id]);
-    expect(await ids('type=bug&priority=high,low&label=ui&category=todo')).toEqual([a.id]);
-    const list = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}`);
-    expect(list.body.data[0].description).toBeUndefined();
-    expect(list.body.data[0].checklist).toBeUndefined();
-    const bad = await h.call(ws.token, 'GET', '/tasks?type=nope&dueBefore=2026-13-01&archived=maybe');
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toMatch(/query\.type.*query\.dueBefore.*query\.archived/);
-  });
-
-  it('Russian full-text search', async () => {
-    const t = (await create({ title: 'Исправить отчёты', descriptionText: 'Отчёты о продажах не выгружаются' })).body.data;
-    const r = await h.call(ws.token, 'GET', `/tasks?q=${encodeURIComponent('продажи')}`);
-    expect(r.body.data.map((x: any) => x.id)).toContain(t.id);
-  });
-
-  it('pages with a stable cursor in creation order', async () => {
-    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Pages', key: 'PAG' })).body.data;
-    for (let i = 0; i < 5; i++) await h.call(ws.token, 'POST', '/tasks', { title: `p${i}`, projectId: p.id });
-    const first = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2`);
-    expect(first.body.total).toBe(5);
-    await h.call(ws.token, 'POST', '/tasks', { title: 'p5', projectId: p.id });
-    const titles = first.body.data.map((t: any) => t.title);
-    let cursor = first.body.nextCursor;
-    while (cursor) {
-      const r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&cursor=${cursor}`);
-      titles.push(...r.body.data.map((t: any) => t.title));
-      cursor = r.body.nextCursor;
-    }
-    expect(titles).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
-  });
-
-  it('pages a text search and updatedSince (a top-N of their match sets) by the same cursor, in creation order', async () => {
-    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Synced', key: 'SYN' })).body.data;
-    const old = (await h.call(ws.token, 'POST', '/tasks', { title: 'before the sync', projectId: p.id })).body.data;
-    await new Promise((r) => setTimeout(r, 5));
-    for (let i = 0; i < 5; i++) await h.call(ws.token, 'POST', '/tasks', { title: `quokka ${i}`, projectId: p.id });
-    const walk = async (query: string) => {
-      const seen: string[] = [];
-      let r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&${query}`);
-      expect(r.body.total, query).toBe(5);
-      for (;;) {
-        seen.push(...r.body.data.map((t: any) => t.title));
-        if (!r.body.nextCursor) return seen;
-        r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&${query}&cursor=${r.body.nextCursor}`);
+    it('pages with a stable cursor in creation order', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Pages', key: 'PAG' })).body.data;
+      for (let i = 0; i < 5; i++) await h.call(ws.token, 'POST', '/tasks', { title: `p${i}`, projectId: p.id });
+      const first = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2`);
+      expect(first.body.total).toBe(5);
+      await h.call(ws.token, 'POST', '/tasks', { title: 'p5', projectId: p.id });
+      const titles = first.body.data.map((t: any) => t.title);
+      let cursor = first.body.nextCursor;
+      while (cursor) {
+        const r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&cursor=${cursor}`);
+        titles.push(...r.body.data.map((t: any) => t.title));
+        cursor = r.body.nextCursor;
       }
-    };
-    const want = [0, 1, 2, 3, 4].map((i) => `quokka ${i}`);
-    expect(await walk('q=quokka')).toEqual(want);
-    expect(await walk(`updatedSince=${old.updatedAt}`)).toEqual(want);
+      expect(titles).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
+    });
+
+    it('pages a text search and updatedSince (a top-N of their match sets) by the same cursor, in creation order', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Synced', key: 'SYN' })).body.data;
+      const old = (await h.call(ws.token, 'POST', '/tasks', { title: 'before the sync', projectId: p.id })).body.data;
+      await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 5; i++) await h.call(ws.token, 'POST', '/tasks', { title: `quokka ${i}`, projectId: p.id });
+      const walk = async (query: string) => {
+        const seen: string[] = [];
+        let r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&${query}`);
+        expect(r.body.total, query).toBe(5);
+        for (;;) {
+          seen.push(...r.body.data.map((t: any) => t.title));
+          if (!r.body.nextCursor) return seen;
+          r = await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=2&${query}&cursor=${r.body.nextCursor}`);
+        }
+      };
+      const want = [0, 1, 2, 3, 4].map((i) => `quokka ${i}`);
+      expect(await walk('q=quokka')).toEqual(want);
+      expect(await walk(`updatedSince=${old.updatedAt}`)).toEqual(want);
+    });
+  });
+
+  describe('changes, moves and rules', () => {
+    it('PATCH statusId goes to the top; doneAt set and cleared; updatedAt moves', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Moves', key: 'MOV' })).body.data;
+      const b = p.boards[0];
+      // One after another: started 20 ms apart, creates on a loaded machine could finish out of order.
+      const made: any[] = [];
+      for (let i = 0; i < 3; i++) made.push((await h.call(ws.token, 'POST', '/tasks', { title: `m${i}`, boardId: b.id })).body.data);
+      const [t1, t2, t3] = made;
+      const col = async (statusId: string) =>
+        (await h.call(ws.token, 'GET', `/tasks?statusId=${statusId}&orderBy=position`)).body.data.map((t: any) => [t.title, t.position]);
+      expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m1', 1], ['m2', 2]]);
+      const moved = await h.call(ws.token, 'PATCH', `/tasks/${t3.id}`, { statusId: b.statuses[2].id });
+      expect(moved.body.data.doneAt).toEqual(expect.any(Number));
+      expect(moved.body.data.updatedAt).toBeGreaterThanOrEqual(t3.updatedAt);
+      expect(moved.body.data.position).toBe(0);
+      await h.call(ws.token, 'PATCH', `/tasks/${t2.id}`, { statusId: b.statuses[2].id });
+      expect(await col(b.statuses[2].id)).toEqual([['m1', 0], ['m2', 1]]);
+      const back = await h.call(ws.token, 'POST', `/tasks/${t3.id}/move`, { statusId: b.statuses[0].id, position: 1 });
+      expect(back.status).toBe(201);
+      expect(back.body.data.doneAt).toBeNull();
+      expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m2', 1]]);
+      await h.call(ws.token, 'POST', `/tasks/${t2.id}/move`, { statusId: b.statuses[0].id, position: 0 });
+      expect(await col(b.statuses[0].id)).toEqual([['m1', 0], ['m0', 1], ['m2', 2]]);
+      expect((await h.call(ws.token, 'GET', `/tasks/${t1.id}`)).body.data.position).toBe(1);
+      expect((await h.call(ws.token, 'POST', `/tasks/${t1.id}/move`, { statusId: 'col_nope' })).status).toBe(404);
+      expect((await h.call(ws.token, 'GET', '/tasks?orderBy=position')).status).toBe(400);
+    });
+
+    it('boards of the same project only; subtask cycles and foreign parents rejected', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Rules', key: 'RUL' })).body.data;
+      const second = (await h.call(ws.token, 'POST', '/boards', { projectId: p.id, name: 'Second' })).body.data;
+      const other = (await h.call(ws.token, 'POST', '/projects', { name: 'Other', key: 'RUO' })).body.data;
+      const a = (await h.call(ws.token, 'POST', '/tasks', { title: 'a', projectId: p.id })).body.data;
+      const b = (await h.call(ws.token, 'POST', '/tasks', { title: 'b', projectId: p.id, parentId: a.id })).body.data;
+      const c = (await h.call(ws.token, 'POST', '/tasks', { title: 'c', projectId: p.id, parentId: b.key })).body.data;
+      expect((await h.call(ws.token, 'GET', `/tasks/${a.id}`)).body.data.subtaskIds).toEqual([b.id]);
+      const cyc = await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { parentId: c.id });
+      expect(cyc.status).toBe(422);
+      expect((await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { parentId: a.id })).status).toBe(422);
+      const foreign = (await h.call(ws.token, 'POST', '/tasks', { title: 'f', projectId: other.id })).body.data;
+      expect((await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { parentId: foreign.id })).status).toBe(422);
+      expect((await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { boardId: other.boards[0].id })).status).toBe(422);
+      const onSecond = await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { boardId: second.id });
+      expect(onSecond.body.data).toMatchObject({ boardId: second.id, statusId: second.statuses[0].id });
+      const detached = await h.call(ws.token, 'PATCH', `/tasks/${c.id}`, { parentId: null, assigneeId: ws.adminUser.id, priority: 'lowest', dueDate: '2027-02-03' });
+      expect(detached.body.data).toMatchObject({ parentId: null, assigneeId: ws.adminUser.id, assigneeIds: [ws.adminUser.id], priority: 'lowest', dueDate: '2027-02-03' });
+    });
+
+    it('archived tasks answer 409 to every change until restored', async () => {
+      const t = (await create({ title: 'to archive' })).body.data;
+      const arch = await h.op('POST', `/tasks/${t.id}/archive`);
+      expect(arch.body.data).toMatchObject({ archived: true, archivedAt: expect.any(Number) });
+      for (const [m, path, body] of [
+        ['PATCH', `/tasks/${t.id}`, { title: 'x' }],
+        ['POST', `/tasks/${t.id}/move`, { statusId: board.statuses[1].id }],
+        ['POST', `/tasks/${t.id}/comments`, { text: 'hi' }],
+        ['DELETE', `/tasks/${t.id}`, undefined],
+      ] as const) {
+        const r = await h.call(ws.token, m, path, body);
+        expect(r.status, `${m} ${path}`).toBe(409);
+        expect(r.body.error.code).toBe('archived');
+      }
+      expect((await h.call(ws.token, 'GET', `/tasks?archived=true&q=${encodeURIComponent('archive')}`)).body.data.map((x: any) => x.id)).toContain(t.id);
+      expect((await h.call(ws.token, 'GET', '/tasks?limit=500')).body.data.map((x: any) => x.id)).not.toContain(t.id);
+      expect((await h.op('POST', `/tasks/${t.id}/restore`)).body.data.archived).toBe(false);
+      const att = await h.op('POST', `/tasks/${t.id}/attachments`, { name: 'a.png', size: 10, type: 'image/png' });
+      expect(att.status).toBe(201);
+      expect((await h.call(ws.token, 'GET', `/tasks/${t.id}`)).body.data.attachments).toEqual([att.body.data]);
+      expect((await h.call(ws.token, 'DELETE', `/tasks/${t.id}`)).status).toBe(204);
+      expect((await h.call(ws.token, 'GET', `/tasks/${t.id}`)).status).toBe(404);
+    });
+  });
+
+  describe('comments and context', () => {
+    it('comments: oldest first, mentions, replyTo on the same task, 20 000 characters', async () => {
+      const carl = await ws.user({ login: 'carl' });
+      const t = (await create({ title: 'discuss' })).body.data;
+      const c1 = await h.call(ws.token, 'POST', `/tasks/${t.key}/comments`, { text: 'Hey @carl and @nobody\nsecond line' });
+      expect(c1.status).toBe(201);
+      expect(c1.body.data).toMatchObject({ authorId: ws.adminUser.id, replyTo: null, mentionIds: [carl.id], text: 'Hey @carl and @nobody\nsecond line' });
+      const c2 = await h.call(ws.token, 'POST', `/tasks/${t.id}/comments`, { text: 'reply', replyTo: c1.body.data.id });
+      expect(c2.body.data.replyTo).toBe(c1.body.data.id);
+      const other = (await create({ title: 'other' })).body.data;
+      const wrong = await h.call(ws.token, 'POST', `/tasks/${other.id}/comments`, { text: 'x', replyTo: c1.body.data.id });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.error.message).toContain('replyTo');
+      expect((await h.call(ws.token, 'POST', `/tasks/${t.id}/comments`, { text: 'x'.repeat(20_001) })).status).toBe(400);
+      expect((await h.call(ws.token, 'POST', `/tasks/${t.id}/comments`, { text: 'x'.repeat(20_000) })).status).toBe(201);
+      const list = await h.call(ws.token, 'GET', `/tasks/${t.id}/comments?limit=2`);
+      expect(list.body.data.map((c: any) => c.id)).toEqual([c1.body.data.id, c2.body.data.id]);
+      expect(list.body.total).toBe(3);
+      const jobs = await h.runtime.db('outbox').where({ name: 'notify.comment' }).whereRaw("payload->>'commentId' = ?", [c1.body.data.id]);
+      expect(jobs).toHaveLength(1);
+    });
+
+    it('context as Markdown and JSON; docs and meetings sections gated by rights', async () => {
+      const parent = (await create({ title: 'Context task', descriptionText: 'Do **this**', checklist: [{ text: 'step', done: true }] })).body.data;
+      await create({ title: 'A subtask', parentId: parent.id });
+      const cm = (await h.call(ws.token, 'POST', `/tasks/${parent.id}/comments`, { text: 'first comment' })).body.data;
+      const md = await h.call(ws.token, 'GET', `/tasks/${parent.key}/context`);
+      expect(md.status).toBe(200);
+      expect(md.headers.get('content-type')).toContain('text/markdown');
+      expect(md.text).toContain(`# ${parent.key}: Context task`);
+      expect(md.text).toContain('- [x] step');
+      expect(md.text).toContain('A subtask');
+      expect(md.text).toContain(cm.id);
+      expect(md.text).toContain('## Linked documents');
+      expect(md.text).toContain('## Meeting agreements');
+      const narrow = await ws.key(ws.adminUser.id, { scopes: ['tasks:read'] });
+      const j = await h.call(narrow.token, 'GET', `/tasks/${parent.id}/context?format=json`);
+      expect(j.body.data).toMatchObject({ taskId: parent.id, key: parent.key });
+      expect(j.body.data.markdown).not.toContain('## Linked documents');
+      expect(j.body.data.markdown).not.toContain('## Meeting agreements');
+    });
+  });
+
+  describe('visibility', () => {
+    it('tasks on closed boards and outside restricted projects are invisible, also in totals', async () => {
+      const created = await h.call(ws.token, 'POST', '/projects', { name: 'Vis', key: 'VIS' });
+      expect(created.body.error).toBeUndefined();
+      const p = created.body.data;
+      const q = (await h.call(ws.token, 'POST', '/projects', { name: 'Vis2', key: 'VIT' })).body.data;
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'secret', projectId: p.id })).body.data;
+      const u = (await h.call(ws.token, 'POST', '/tasks', { title: 'other project', projectId: q.id })).body.data;
+      const member = await ws.user();
+      const mk = await ws.key(member.id);
+      expect((await h.call(mk.token, 'GET', `/tasks/${t.key}`)).status).toBe(200);
+      await h.op('PUT', `/boards/${p.boards[0].id}/access`, { memberIds: [ws.adminUser.id] });
+      expect((await h.call(mk.token, 'GET', `/tasks/${t.key}`)).status).toBe(404);
+      expect((await h.call(mk.token, 'GET', `/tasks?projectId=${p.id}`)).body.total).toBe(0);
+      const restricted = await ws.key(ws.adminUser.id, { projectIds: [p.id] });
+      expect((await h.call(restricted.token, 'GET', `/tasks/${u.id}`)).status).toBe(404);
+      const all = await h.call(restricted.token, 'GET', '/tasks?limit=500');
+      expect(all.body.data.every((x: any) => x.projectId === p.id)).toBe(true);
+      expect(all.body.total).toBe(all.body.data.length);
+    });
   });
 });
 
-describe('changes, moves and rules', () => {
-  it('PATCH statusId goes to the top; doneAt set and cleared; updatedAt moves', async () => {
-    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Moves', key: 'MOV' })).body.data;
-    const b = p.boards[0];
-    // One after another: started 20 ms apart, creates on a loaded machine could finish out of order.
-    const made: any[] = [];
-    for (let i = 0; i < 3; i++) made.push((await h.call(ws.token, 'POST', '/tasks', { title: `m${i}`, boardId: b.id })).body.data);
-    const [t1, t2, t3] = made;
-    const col = async (statusId: string) =>
-      (await h.call(ws.token, 'GET', `/tasks?statusId=${statusId}&orderBy=position`)).body.data.map((t: any) => [t.title, t.position]);
-    expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m1', 1], ['m2', 2]]);
-    const moved = await h.call(ws.token, 'PATCH', `/tasks/${t3.id}`, { statusId: b.statuses[2].id });
-    expect(moved.body.data.doneAt).toEqual(expect.any(Number));
-    expect(moved.body.data.updatedAt).toBeGreaterThanOrEqual(t3.updatedAt);
-    expect(moved.body.data.position).toBe(0);
-    await h.call(ws.token, 'PATCH', `/tasks/${t2.id}`, { statusId: b.statuses[2].id });
-    expect(await col(b.statuses[2].id)).toEqual([['m1', 0], ['m2', 1]]);
-    const back = await h.call(ws.token, 'POST', `/tasks/${t3.id}/move`, { statusId: b.statuses[0].id, position: 1 });
-    expect(back.status).toBe(201);
-    expect(back.body.data.doneAt).toBeNull();
-    expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m2', 1]]);
-    await h.call(ws.token, 'POST', `/tasks/${t2.id}/move`, { statusId: b.statuses[0].id, position: 0 });
-    expect(await col(b.statuses[0].id)).toEqual([['m1', 0], ['m0', 1], ['m2', 2]]);
-    expect((await h.call(ws.token, 'GET', `/tasks/${t1.id}`)).body.data.position).toBe(1);
-    expect((await h.call(ws.token, 'POST', `/tasks/${t1.id}/move`, { statusId: 'col_nope' })).status).toBe(404);
-    expect((await h.call(ws.token, 'GET', '/tasks?orderBy=position')).status).toBe(400);
-  });
+// The tests of apps/api/src/routes/tasks/references.int.test.ts, folded in here (one test process and one module load for them all); their setup and state stay inside this describe.
+describe('references', () => {
+  /**
+   * References in request bodies: an object that does not exist and one the key may not see get the same 404
+   * `not_found` naming the field, so a restricted key learns nothing; a visible object that breaks a rule keeps its
+   * 400/422.
+   */
+  let h: Harness;
+  let ws: TestWorkspace;
+  let open: any;
+  let hidden: any;
+  let closedBoard: any;
+  let outsider: { id: string; token: string };
+  let restricted: { id: string; token: string };
 
-  it('boards of the same project only; subtask cycles and foreign parents rejected', async () => {
-    const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Rules', key: 'RUL' })).body.data;
-    const second = (await h.call(ws.token, 'POST', '/boards', { projectId: p.id, name: 'Second' })).body.data;
-    const other = (await h.call(ws.token, 'POST', '/projects', { name: 'Other', key: 'RUO' })).body.data;
-    const a = (await h.call(ws.token, 'POST', '/tasks', { title: 'a', projectId: p.id })).body.data;
-    const b = (await h.call(ws.token, 'POST', '/tasks', { title: 'b', projectId: p.id, parentId: a.id })).body.data;
-    const c = (await h.call(ws.token, 'POST', '/tasks', { title: 'c', projectId: p.id, parentId: b.key })).body.data;
-    expect((await h.call(ws.token, 'GET', `/tasks/${a.id}`)).body.data.subtaskIds).toEqual([b.id]);
-    const cyc = await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { parentId: c.id });
-    expect(cyc.status).toBe(422);
-    expect((await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { parentId: a.id })).status).toBe(422);
-    const foreign = (await h.call(ws.token, 'POST', '/tasks', { title: 'f', projectId: other.id })).body.data;
-    expect((await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { parentId: foreign.id })).status).toBe(422);
-    expect((await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { boardId: other.boards[0].id })).status).toBe(422);
-    const onSecond = await h.call(ws.token, 'PATCH', `/tasks/${a.id}`, { boardId: second.id });
-    expect(onSecond.body.data).toMatchObject({ boardId: second.id, statusId: second.statuses[0].id });
-    const detached = await h.call(ws.token, 'PATCH', `/tasks/${c.id}`, { parentId: null, assigneeId: ws.adminUser.id, priority: 'lowest', dueDate: '2027-02-03' });
-    expect(detached.body.data).toMatchObject({ parentId: null, assigneeId: ws.adminUser.id, assigneeIds: [ws.adminUser.id], priority: 'lowest', dueDate: '2027-02-03' });
+  beforeAll(async () => {
+    h = await startHarness();
+    ws = await h.workspace();
+    open = (await h.call(ws.token, 'POST', '/projects', { name: 'Open', key: 'OPN' })).body.data;
+    hidden = (await h.call(ws.token, 'POST', '/projects', { name: 'Hidden', key: 'HID' })).body.data;
+    closedBoard = (await h.call(ws.token, 'POST', '/boards', { projectId: open.id, name: 'Secret board' })).body.data;
+    await h.op('PUT', `/boards/${closedBoard.id}/access`, { memberIds: [ws.adminUser.id] });
+    const u = await ws.user();
+    outsider = { id: u.id, token: (await ws.key(u.id)).token };
+    const r = await ws.user();
+    restricted = { id: r.id, token: (await ws.key(r.id, { projectIds: [open.id] })).token };
   });
+  afterAll(() => h.close());
 
-  it('archived tasks answer 409 to every change until restored', async () => {
-    const t = (await create({ title: 'to archive' })).body.data;
-    const arch = await h.op('POST', `/tasks/${t.id}/archive`);
-    expect(arch.body.data).toMatchObject({ archived: true, archivedAt: expect.any(Number) });
-    for (const [m, path, body] of [
-      ['PATCH', `/tasks/${t.id}`, { title: 'x' }],
-      ['POST', `/tasks/${t.id}/move`, { statusId: board.statuses[1].id }],
-      ['POST', `/tasks/${t.id}/comments`, { text: 'hi' }],
-      ['DELETE', `/tasks/${t.id}`, undefined],
-    ] as const) {
-      const r = await h.call(ws.token, m, path, body);
-      expect(r.status, `${m} ${path}`).toBe(409);
-      expect(r.body.error.code).toBe('archived');
-    }
-    expect((await h.call(ws.token, 'GET', `/tasks?archived=true&q=${encodeURIComponent('archive')}`)).body.data.map((x: any) => x.id)).toContain(t.id);
-    expect((await h.call(ws.token, 'GET', '/tasks?limit=500')).body.data.map((x: any) => x.id)).not.toContain(t.id);
-    expect((await h.op('POST', `/tasks/${t.id}/restore`)).body.data.archived).toBe(false);
-    const att = await h.op('POST', `/tasks/${t.id}/attachments`, { name: 'a.png', size: 10, type: 'image/png' });
-    expect(att.status).toBe(201);
-    expect((await h.call(ws.token, 'GET', `/tasks/${t.id}`)).body.data.attachments).toEqual([att.body.data]);
-    expect((await h.call(ws.token, 'DELETE', `/tasks/${t.id}`)).status).toBe(204);
-    expect((await h.call(ws.token, 'GET', `/tasks/${t.id}`)).status).toBe(404);
-  });
-});
+  const notFound = (r: { status: number; body: any }, field: string) => {
+    expect(r.status, JSON.stringify(r.body)).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+    expect(r.body.error.message).toContain(field);
+  };
 
-describe('comments and context', () => {
-  it('comments: oldest first, mentions, replyTo on the same task, 20 000 characters', async () => {
-    const carl = await ws.user({ login: 'carl' });
-    const t = (await create({ title: 'discuss' })).body.data;
-    const c1 = await h.call(ws.token, 'POST', `/tasks/${t.key}/comments`, { text: 'Hey @carl and @nobody\nsecond line' });
-    expect(c1.status).toBe(201);
-    expect(c1.body.data).toMatchObject({ authorId: ws.adminUser.id, replyTo: null, mentionIds: [carl.id], text: 'Hey @carl and @nobody\nsecond line' });
-    const c2 = await h.call(ws.token, 'POST', `/tasks/${t.id}/comments`, { text: 'reply', replyTo: c1.body.data.id });
-    expect(c2.body.data.replyTo).toBe(c1.body.data.id);
-    const other = (await create({ title: 'other' })).body.data;
-    const wrong = await h.call(ws.token, 'POST', `/tasks/${other.id}/comments`, { text: 'x', replyTo: c1.body.data.id });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.error.message).toContain('replyTo');
-    expect((await h.call(ws.token, 'POST', `/tasks/${t.id}/comments`, { text: 'x'.repeat(20_001) })).status).toBe(400);
-    expect((await h.call(ws.token, 'POST', `/tasks/${t.id}/comments`, { text: 'x'.repeat(20_000) })).status).toBe(201);
-    const list = await h.call(ws.token, 'GET', `/tasks/${t.id}/comments?limit=2`);
-    expect(list.body.data.map((c: any) => c.id)).toEqual([c1.body.data.id, c2.body.data.id]);
-    expect(list.body.total).toBe(3);
-    const jobs = await h.runtime.db('outbox').where({ name: 'notify.comment' }).whereRaw("payload->>'commentId' = ?", [c1.body.data.id]);
-    expect(jobs).toHaveLength(1);
-  });
+  describe('references to invisible objects in bodies are 404', () => {
+    it('POST /tasks: project outside a restricted key, closed board, missing column, parent and assignee', async () => {
+      notFound(await h.call(restricted.token, 'POST', '/tasks', { title: 't', projectId: hidden.id }), 'projectId');
+      notFound(await h.call(restricted.token, 'POST', '/tasks', { title: 't', projectId: 'prj_nope' }), 'projectId');
+      notFound(await h.call(restricted.token, 'POST', '/tasks', { title: 't', boardId: hidden.boards[0].id }), 'boardId');
+      notFound(await h.call(outsider.token, 'POST', '/tasks', { title: 't', boardId: closedBoard.id }), 'boardId');
+      notFound(await h.call(ws.token, 'POST', '/tasks', { title: 't', boardId: open.boards[0].id, statusId: 'col_nope' }), 'statusId');
+      const secretTask = (await h.call(ws.token, 'POST', '/tasks', { title: 'secret', boardId: closedBoard.id })).body.data;
+      notFound(await h.call(outsider.token, 'POST', '/tasks', { title: 't', projectId: open.id, parentId: secretTask.id }), 'parentId');
+      notFound(await h.call(outsider.token, 'POST', '/tasks', { title: 't', projectId: open.id, parentId: secretTask.key }), 'parentId');
+      notFound(await h.call(ws.token, 'POST', '/tasks', { title: 't', projectId: open.id, assigneeIds: ['usr_nope'] }), 'assigneeIds');
+      // Nothing was written by the refused requests.
+      const all = await h.call(ws.token, 'GET', '/tasks?archived=all');
+      expect(all.body.data.map((t: any) => t.title)).toEqual(['secret']);
+    });
 
-  it('context as Markdown and JSON; docs and meetings sections gated by rights', async () => {
-    const parent = (await create({ title: 'Context task', descriptionText: 'Do **this**', checklist: [{ text: 'step', done: true }] })).body.data;
-    await create({ title: 'A subtask', parentId: parent.id });
-    const cm = (await h.call(ws.token, 'POST', `/tasks/${parent.id}/comments`, { text: 'first comment' })).body.data;
-    const md = await h.call(ws.token, 'GET', `/tasks/${parent.key}/context`);
-    expect(md.status).toBe(200);
-    expect(md.headers.get('content-type')).toContain('text/markdown');
-    expect(md.text).toContain(`# ${parent.key}: Context task`);
-    expect(md.text).toContain('- [x] step');
-    expect(md.text).toContain('A subtask');
-    expect(md.text).toContain(cm.id);
-    expect(md.text).toContain('## Linked documents');
-    expect(md.text).toContain('## Meeting agreements');
-    const narrow = await ws.key(ws.adminUser.id, { scopes: ['tasks:read'] });
-    const j = await h.call(narrow.token, 'GET', `/tasks/${parent.id}/context?format=json`);
-    expect(j.body.data).toMatchObject({ taskId: parent.id, key: parent.key });
-    expect(j.body.data.markdown).not.toContain('## Linked documents');
-    expect(j.body.data.markdown).not.toContain('## Meeting agreements');
-  });
-});
+    it('PATCH and move: a closed board or a missing column is 404', async () => {
+      const t = (await h.call(outsider.token, 'POST', '/tasks', { title: 'mine', projectId: open.id })).body.data;
+      notFound(await h.call(outsider.token, 'PATCH', `/tasks/${t.key}`, { boardId: closedBoard.id }), 'boardId');
+      notFound(await h.call(outsider.token, 'POST', `/tasks/${t.key}/move`, { statusId: closedBoard.statuses[0].id }), 'statusId');
+      notFound(await h.call(outsider.token, 'POST', `/tasks/${t.key}/move`, { statusId: open.boards[0].statuses[0].id, boardId: closedBoard.id }), 'boardId');
+      notFound(await h.call(outsider.token, 'POST', `/tasks/${t.key}/comments`, { text: 'hi', replyTo: 'cmt_nope' }), 'replyTo');
+    });
 
-describe('visibility', () => {
-  it('tasks on closed boards and outside restricted projects are invisible, also in totals', async () => {
-    const created = await h.call(ws.token, 'POST', '/projects', { name: 'Vis', key: 'VIS' });
-    expect(created.body.error).toBeUndefined();
-    const p = created.body.data;
-    const q = (await h.call(ws.token, 'POST', '/projects', { name: 'Vis2', key: 'VIT' })).body.data;
-    const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'secret', projectId: p.id })).body.data;
-    const u = (await h.call(ws.token, 'POST', '/tasks', { title: 'other project', projectId: q.id })).body.data;
-    const member = await ws.user();
-    const mk = await ws.key(member.id);
-    expect((await h.call(mk.token, 'GET', `/tasks/${t.key}`)).status).toBe(200);
-    await h.op('PUT', `/boards/${p.boards[0].id}/access`, { memberIds: [ws.adminUser.id] });
-    expect((await h.call(mk.token, 'GET', `/tasks/${t.key}`)).status).toBe(404);
-    expect((await h.call(mk.token, 'GET', `/tasks?projectId=${p.id}`)).body.total).toBe(0);
-    const restricted = await ws.key(ws.adminUser.id, { projectIds: [p.id] });
-    expect((await h.call(restricted.token, 'GET', `/tasks/${u.id}`)).status).toBe(404);
-    const all = await h.call(restricted.token, 'GET', '/tasks?limit=500');
-    expect(all.body.data.every((x: any) => x.projectId === p.id)).toBe(true);
-    expect(all.body.total).toBe(all.body.data.length);
+    it('POST /docs: a closed space, a page of a closed space and an invisible task are 404', async () => {
+      const openSpace = (await h.op('POST', `/workspaces/${ws.id}/doc-spaces`, { name: 'Open space' })).body.data;
+      const closedSpace = (await h.op('POST', `/workspaces/${ws.id}/doc-spaces`, { name: 'Closed', memberIds: [ws.adminUser.id] })).body.data;
+      const secretPage = (await h.call(ws.token, 'POST', '/docs', { spaceId: closedSpace.id, title: 'Secret' })).body.data;
+      notFound(await h.call(outsider.token, 'POST', '/docs', { spaceId: closedSpace.id, title: 'x' }), 'spaceId');
+      notFound(await h.call(outsider.token, 'POST', '/docs', { spaceId: openSpace.id, title: 'x', parentId: secretPage.id }), 'parentId');
+      const hiddenTask = (await h.call(ws.token, 'POST', '/tasks', { title: 'h', projectId: hidden.id })).body.data;
+      notFound(await h.call(restricted.token, 'POST', '/docs', { spaceId: openSpace.id, title: 'x', taskIds: [hiddenTask.key] }), 'taskIds');
+      // A visible page of another visible space breaks a rule: 400.
+      const other = (await h.call(ws.token, 'POST', '/docs', { spaceId: openSpace.id, title: 'Other' })).body.data;
+      const elsewhere = (await h.op('POST', `/workspaces/${ws.id}/doc-spaces`, { name: 'Elsewhere' })).body.data;
+      const rule = await h.call(outsider.token, 'POST', '/docs', { spaceId: elsewhere.id, title: 'x', parentId: other.id });
+      expect(rule.status).toBe(400);
+    });
+
+    it('answers leave out what the key may not see: subtasks on a closed board', async () => {
+      const parent = (await h.call(ws.token, 'POST', '/tasks', { title: 'parent', projectId: open.id })).body.data;
+      const secret = (await h.call(ws.token, 'POST', '/tasks', { title: 'secret child', boardId: closedBoard.id, parentId: parent.id })).body.data;
+      expect((await h.call(ws.token, 'GET', `/tasks/${parent.key}`)).body.data.subtaskIds).toEqual([secret.id]);
+      expect((await h.call(outsider.token, 'GET', `/tasks/${parent.key}`)).body.data.subtaskIds).toEqual([]);
+    });
+
+    it('visible objects that break a rule keep 400/422', async () => {
+      const second = (await h.call(ws.token, 'POST', '/projects', { name: 'Second', key: 'SEC' })).body.data;
+      const r = await h.call(ws.token, 'POST', '/tasks', { title: 't', projectId: second.id, boardId: open.boards[0].id });
+      expect(r.status).toBe(400);
+      const parent = (await h.call(ws.token, 'POST', '/tasks', { title: 'p', projectId: second.id })).body.data;
+      const cross = await h.call(ws.token, 'POST', '/tasks', { title: 't', projectId: open.id, parentId: parent.id });
+      expect(cross.status).toBe(422);
+    });
   });
 });

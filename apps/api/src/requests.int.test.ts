@@ -1,0 +1,435 @@
+import type { Server } from 'node:http';
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { usesPreparedStatements } from '@tt/store';
+import { keys, people, SCOPES } from '@tt/domain';
+import { createRuntime, type Runtime } from '@tt/http';
+import { type Harness, startHarness, type TestResponse, type TestWorkspace } from './test/harness.js';
+import { createTestDatabase } from '../../../packages/store/src/testing.js';
+import { createApiApp } from './app.js';
+
+// The tests of apps/api/src/prepared.int.test.ts, folded in here (one test process and one module load for them all); their setup and state stay inside this describe.
+describe('prepared', () => {
+  /*
+   * The hot statements run as named prepared statements on PostgreSQL (parsed and planned once per connection): the
+   * key of every request, the full task, every list shape whose plan does not depend on its values, and the create.
+   * If one of them starts being sent unnamed (a builder that no longer gives the same text, a refactor that bypasses
+   * the prepared path), this fails. On PGlite and behind PgBouncer (DATABASE_PREPARED_STATEMENTS=false) nothing is named.
+   */
+
+  let h: Harness;
+  let ws: TestWorkspace;
+  let project: any;
+  let prepared: boolean;
+
+  interface Sent { sql: string; name: string | undefined }
+
+  /** The statements a request sends, each with the prepared statement's name it ran under (none: unnamed). */
+  async function sent(db: Knex, send: () => Promise<{ status: number }>): Promise<Sent[]> {
+    const seen: Sent[] = [];
+    const listener = (q: { sql: string; options?: { name?: string } }) => {
+      // The outbox relay's polling (its statements name "outbox"; its transaction's BEGIN and COMMIT) runs beside.
+      if (!/"outbox"|^(BEGIN|COMMIT|ROLLBACK)\b/i.test(q.sql)) seen.push({ sql: q.sql, name: q.options?.name });
+    };
+    db.on('query', listener);
+    try {
+      const res = await send();
+      expect(res.status).toBeLessThan(300);
+    } finally {
+      db.off('query', listener);
+    }
+    return seen;
+  }
+
+  const show = (s: Sent[]) => s.map((x) => `${x.name ?? '(unnamed)'}: ${x.sql.slice(0, 120)}`).join('\n');
+
+  beforeAll(async () => {
+    h = await startHarness();
+    prepared = usesPreparedStatements(h.runtime.db);
+    ws = await h.workspace();
+    project = (await h.call(ws.token, 'POST', '/projects', { name: 'Prepared', key: 'PRP', template: 'scrum' })).body.data;
+    for (let i = 0; i < 3; i++) await h.call(ws.token, 'POST', '/tasks', { title: `seed ${i}`, projectId: project.id, assigneeIds: [ws.adminUser.id], labels: ['a'] });
+    await h.runtime.jobs.drain();
+  });
+  afterAll(() => h.close());
+
+  describe('hot statements are prepared', () => {
+    it('GET /tasks/{key}: the key and the full task, both named', async () => {
+      const t = (await h.call(ws.token, 'GET', `/tasks?projectId=${project.id}&limit=1`)).body.data[0];
+      const s = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks/${t.key}`));
+      expect(s, show(s)).toHaveLength(2);
+      for (const x of s) expect(Boolean(x.name), show(s)).toBe(prepared);
+    });
+
+    it('GET /tasks: every shape whose plan holds for any value is named, the same name each time', async () => {
+      const status = project.boards[0].statuses[1].id;
+      const shapes = [
+        '', `projectId=${project.id}`, `projectId=${project.id}&category=todo`, 'category=progress', 'assigneeId=none',
+        `statusId=${status}&orderBy=position`, 'priority=high,highest', 'orderBy=priority',
+        `projectId=${project.id}&orderBy=dueDate`, 'orderBy=updated', 'type=bug', `boardId=${project.boards[0].id}&limit=2`,
+      ];
+      for (const query of shapes) {
+        const first = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
+        const again = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
+        expect(first, `${query}\n${show(first)}`).toHaveLength(2);
+        for (const x of first) expect(Boolean(x.name), `${query}\n${show(first)}`).toBe(prepared);
+        expect(again.map((x) => x.name), query).toEqual(first.map((x) => x.name));
+      }
+    });
+
+    it('GET /tasks: text, labels, date or time bounds, a person are planned for their values (the list statement unnamed)', async () => {
+      const person = ws.adminUser.id;
+      for (const query of ['q=seed', 'label=a', `updatedSince=${Date.now() - 60_000}`, 'dueBefore=2030-01-01', `assigneeId=${person}`, `assigneeId=${person}&category=progress`, `reporterId=${person}`]) {
+        const s = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
+        // The key (and, for a reporter, the person's lookup) named; the list last, unnamed.
+        expect(s.length, `${query}\n${show(s)}`).toBeGreaterThanOrEqual(2);
+        for (const x of s.slice(0, -1)) expect(Boolean(x.name), `${query}\n${show(s)}`).toBe(prepared);
+        expect(s.at(-1)!.sql, query).toMatch(/left join lateral/);
+        expect(s.at(-1)!.name, query).toBeUndefined();
+      }
+    });
+
+    it('POST /tasks on a board: the key, the placement and the insert, all named', async () => {
+      const body = { title: 'named', boardId: project.boards[0].id, assigneeIds: [ws.adminUser.id], labels: ['a'] };
+      const s = await sent(h.runtime.db, () => h.call(ws.token, 'POST', '/tasks', body));
+      for (const part of [/from "api_keys"/, /from "boards"/, /insert into tasks/]) {
+        const x = s.find((y) => part.test(y.sql));
+        expect(x, `${part}\n${show(s)}`).toBeDefined();
+        expect(Boolean(x!.name), `${part}\n${show(s)}`).toBe(prepared);
+      }
+    });
+  });
+});
+
+// The tests of apps/api/src/round-trips.int.test.ts, folded in here (one test process and one module load for them all); their setup and state stay inside this describe.
+describe('round-trips', () => {
+  let h: Harness;
+  let ws: TestWorkspace;
+  let project: any;
+
+  /** SQL statements a request sends to the database (the outbox relay's polling, built by Knex with "outbox" quoted, left out). */
+  async function queriesOf(db: Knex, send: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const listener = (q: { sql: string }) => {
+      if (!/"outbox"/.test(q.sql)) seen.push(q.sql);
+    };
+    db.on('query', listener);
+    try {
+      await send();
+    } finally {
+      db.off('query', listener);
+    }
+    return seen;
+  }
+
+  beforeAll(async () => {
+    h = await startHarness();
+    ws = await h.workspace();
+    project = (await h.call(ws.token, 'POST', '/projects', { name: 'Trips', key: 'TRP', template: 'scrum' })).body.data;
+  });
+  afterAll(() => h.close());
+
+  describe('database round trips per request', () => {
+    it('GET /tasks/{key} is two statements: the key (with user, teams and workspace) and the full task', async () => {
+      const parent = (await h.call(ws.token, 'POST', '/tasks', { title: 'parent', projectId: project.id })).body.data;
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'child', projectId: project.id, parentId: parent.id })).body.data;
+      await h.call(ws.token, 'POST', `/tasks/${t.key}/time`, { seconds: 600, date: '2025-01-02' });
+      await h.runtime.jobs.drain();
+      let res: any;
+      const sql = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'GET', `/tasks/${parent.key}`);
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ key: parent.key, subtaskIds: [t.id], position: 0 });
+      expect(sql, sql.join('\n')).toHaveLength(2);
+      const child = await h.call(ws.token, 'GET', `/tasks/${t.id}`);
+      expect(child.body.data).toMatchObject({ parentId: parent.id, timeSpentSeconds: 600, position: 1 });
+      expect(child.body.data.timeLogs).toMatchObject([{ seconds: 600, date: '2025-01-02', taskKey: t.key }]);
+    });
+
+    it('GET /tasks is two statements whatever the filter: the key, then rows and total together', async () => {
+      await h.runtime.jobs.drain();
+      for (const query of [`projectId=${project.id}&category=todo`, '', 'label=x&priority=high', 'q=child', `updatedSince=${Date.now() - 60_000}`]) {
+        let res: any;
+        const sql = await queriesOf(h.runtime.db, async () => {
+          res = await h.call(ws.token, 'GET', `/tasks?${query}`);
+        });
+        expect(res.status, query).toBe(200);
+        expect(typeof res.body.total, query).toBe('number');
+        expect(sql, `${query}\n${sql.join('\n')}`).toHaveLength(2);
+      }
+      // An assignee given by id is resolved inside the list query: still two statements, and the right tasks.
+      const mine = (await h.call(ws.token, 'POST', '/tasks', { title: 'mine', projectId: project.id, assigneeIds: [ws.adminUser.id] })).body.data;
+      await h.runtime.jobs.drain();
+      let res: any;
+      const sql = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'GET', `/tasks?assigneeId=${ws.adminUser.id}`);
+      });
+      expect(sql, sql.join('\n')).toHaveLength(2);
+      expect(res.body).toMatchObject({ total: 1, data: [{ id: mine.id }] });
+      // A login (or a name, which may be ambiguous) is resolved first: a lookup or two more, never one per row.
+      const byLogin = await queriesOf(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?assigneeId=${ws.adminUser.login}`));
+      expect(byLogin.length).toBeLessThanOrEqual(4);
+    });
+
+    it('POST /tasks is three statements and no transaction; with a parent, the counter is taken last before the commit', async () => {
+      const first = (await h.call(ws.token, 'POST', '/tasks', { title: 'first', projectId: project.id })).body.data;
+      await h.runtime.jobs.drain();
+      // Assigned to its author (no notification) on a board without rules (no automation job): no worker statements follow.
+      let res: any;
+      const sql = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', '/tasks', { title: 'second', boardId: first.boardId, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
+      });
+      expect(res.status).toBe(201);
+      // The key (with whether the workspace has webhooks), the board with its project, its rules and the assignees, and
+      // the insert with its labels and outbox jobs, which commits on its own.
+      const append = sql.findIndex((q) => /update projects set task_seq/.test(q));
+      expect(sql.slice(0, append + 1), sql.join('\n')).toHaveLength(3);
+      // After it, at most the in-process relay's claim of the new jobs (its outbox statement is left out above).
+      expect(sql.slice(append + 1).every((q) => /^(begin|commit)\b/i.test(q.trim())), sql.join('\n')).toBe(true);
+      // What POST answered is the full form GET gives, position included.
+      const got = await h.call(ws.token, 'GET', `/tasks/${res.body.data.key}`);
+      expect(res.body.data).toEqual(got.body.data);
+      expect(res.body.data.position).toBe(first.position + 1);
+      expect(res.headers.get('etag')).toMatch(/^"/);
+      expect(res.headers.get('etag')).toBe(got.headers.get('etag'));
+
+      // A subtask also changes its parent's version: one transaction, the counter taken last, right before the commit.
+      const child = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', '/tasks', { title: 'child', boardId: first.boardId, parentId: first.id });
+      });
+      expect(res.status).toBe(201);
+      const seq = child.findIndex((q) => /update projects set task_seq/.test(q));
+      expect(child.some((q) => /^begin\b/i.test(q.trim())), child.join('\n')).toBe(true);
+      expect(child[seq + 1]?.trim(), child.join('\n')).toMatch(/^commit\b/i);
+      expect((await h.call(ws.token, 'GET', `/tasks/${first.id}`)).body.data.subtaskIds).toEqual([res.body.data.id]);
+    });
+
+    it('a revoked key fails on the next request: nothing serves it from a cache', async () => {
+      const user = await ws.user();
+      const key = await ws.key(user.id);
+      expect((await h.call(key.token, 'GET', '/tasks')).status).toBe(200);
+      expect((await h.op('DELETE', `/keys/${key.id}`)).status).toBe(204);
+      expect((await h.call(key.token, 'GET', '/tasks')).status).toBe(401);
+    });
+  });
+});
+
+// The tests of apps/api/src/limits.int.test.ts, folded in here (one test process and one module load for them all); their setup and state stay inside this describe.
+describe('limits', () => {
+  /*
+   * Limits on the shape of a JSON body: nested deeper than MAX_JSON_DEPTH (64) levels, or null or not an object where
+   * the endpoint takes an object, it answers 400 invalid_request naming the problem, before anything walks the value.
+   * Deep bodies are written as text: JSON.stringify itself overflows the stack a few thousand levels down.
+   */
+
+  let h: Harness;
+  let ws: TestWorkspace;
+  let projectId: string;
+  let boardId: string;
+  let taskKey: string;
+  let docId: string;
+
+  /** JSON text of arrays nested `levels` deep, as the value of `field` in an object. */
+  const deepBody = (levels: number, field = 'title'): string => `{"${field}":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+
+  const refused = (r: TestResponse, message: string, label: string) => {
+    expect(r.status, `${label}: ${r.text.slice(0, 200)}`).toBe(400);
+    expect(r.body, label).toEqual({ error: { code: 'invalid_request', message } });
+  };
+
+  beforeAll(async () => {
+    h = await startHarness();
+    ws = await h.workspace();
+    const project = (await h.call(ws.token, 'POST', '/projects', { name: 'Web', key: 'WEB' })).body.data;
+    projectId = project.id;
+    boardId = project.boards[0].id;
+    taskKey = (await h.call(ws.token, 'POST', '/tasks', { title: 'First', projectId })).body.data.key;
+    const space = (await h.op('POST', `/workspaces/${ws.id}/doc-spaces`, { name: 'Handbook' })).body.data;
+    docId = (await h.call(ws.token, 'POST', '/docs', { spaceId: space.id, title: 'Onboarding', text: 'Welcome' })).body.data.id;
+  }, 60_000);
+
+  afterAll(() => h?.close());
+
+  /** Every /v1 operation that takes a body, with its path filled. */
+  const bodyEndpoints = (): Array<[string, string]> => [
+    ['POST', '/tasks'],
+    ['PATCH', `/tasks/${taskKey}`],
+    ['POST', `/tasks/${taskKey}/move`],
+    ['POST', `/tasks/${taskKey}/comments`],
+    ['POST', `/tasks/${taskKey}/time`],
+    ['POST', '/projects'],
+    ['PATCH', `/projects/${projectId}`],
+    ['POST', '/boards'],
+    ['POST', `/boards/${boardId}/statuses`],
+    ['POST', '/docs'],
+    ['PATCH', `/docs/${docId}`],
+    ['POST', '/notifications/read'],
+  ];
+
+  describe('a JSON body nested deeper than 64 levels', () => {
+    it('answers 400 invalid_request naming the problem on every body endpoint, not 500', async () => {
+      for (const [method, path] of bodyEndpoints()) {
+        refused(await h.call(ws.token, method, path, deepBody(10_000)), 'body: nested deeper than 64 levels', `${method} ${path}`);
+        refused(await h.call(ws.token, method, path, '['.repeat(10_000) + ']'.repeat(10_000)), 'body: nested deeper than 64 levels', `${method} ${path} array`);
+      }
+    });
+
+    it('is refused before the idempotency fingerprint walks it, and the key stays free', async () => {
+      const headers = { 'idempotency-key': 'deep-1' };
+      refused(await h.call(ws.token, 'POST', '/tasks', deepBody(10_000), headers), 'body: nested deeper than 64 levels', 'POST /tasks keyed');
+      const ok = await h.call(ws.token, 'POST', '/tasks', { title: 'Keyed', projectId }, headers);
+      expect(ok.status).toBe(201);
+    });
+
+    it('a body a million levels deep (1 MB) is refused the same way, and the process keeps serving', async () => {
+      refused(await h.call(ws.token, 'POST', '/tasks', deepBody(524_000)), 'body: nested deeper than 64 levels', 'POST /tasks 1 MB');
+      expect((await h.call(ws.token, 'GET', `/tasks/${taskKey}`)).status).toBe(200);
+    });
+
+    it('is refused on the operator API too', async () => {
+      const r = await h.op('POST', `/workspaces/${ws.id}/doc-spaces`, deepBody(10_000, 'name'));
+      refused(r, 'body: nested deeper than 64 levels', 'operator POST doc-spaces');
+    });
+
+    it('64 levels pass the depth check and reach the schema', async () => {
+      const r = await h.call(ws.token, 'POST', '/tasks', deepBody(63, 'labels'));
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/body\.labels\.0: /);
+      expect(r.body.error.message).not.toMatch(/nested/);
+    });
+  });
+
+  describe('a null or non-object JSON body where an object is expected', () => {
+    it('answers 400 on PATCH /projects, /docs and /tasks, and changes nothing', async () => {
+      const before = (await h.call(ws.token, 'GET', `/tasks/${taskKey}`)).body.data;
+      for (const path of [`/projects/${projectId}`, `/docs/${docId}`, `/tasks/${taskKey}`]) {
+        refused(await h.call(ws.token, 'PATCH', path, 'null'), 'body: must be a JSON object, not null', `PATCH ${path}`);
+      }
+      const after = (await h.call(ws.token, 'GET', `/tasks/${taskKey}`)).body.data;
+      expect(after.updatedAt).toBe(before.updatedAt);
+    });
+
+    it('names what came instead, on every body endpoint', async () => {
+      for (const [method, path] of bodyEndpoints()) {
+        refused(await h.call(ws.token, method, path, 'null'), 'body: must be a JSON object, not null', `${method} ${path}`);
+        refused(await h.call(ws.token, method, path, '[]'), 'body: must be a JSON object, not an array', `${method} ${path}`);
+        refused(await h.call(ws.token, method, path, '"x"'), 'body: must be a JSON object, not a string', `${method} ${path}`);
+        refused(await h.call(ws.token, method, path, '7'), 'body: must be a JSON object, not a number', `${method} ${path}`);
+      }
+    });
+
+    it('a missing body is still an empty one', async () => {
+      for (const [method, path] of [['PATCH', `/projects/${projectId}`], ['PATCH', `/tasks/${taskKey}`], ['POST', '/notifications/read']] as const) {
+        const missing = await h.call(ws.token, method, path);
+        const empty = await h.call(ws.token, method, path, {});
+        expect(missing.status, `${method} ${path}`).toBe(empty.status);
+        expect(missing.body?.error, `${method} ${path}`).toEqual(empty.body?.error);
+      }
+    });
+  });
+});
+
+// The tests of apps/api/src/errors.int.test.ts, folded in here (one test process and one module load for them all); their setup and state stay inside this describe.
+describe('errors', () => {
+  /*
+   * Unexpected faults: a 500 `internal` that names the request id, the same id in the x-request-id header and
+   * in the error line of the pino log, and nothing of the fault itself in the answer. The faults are real ones
+   * of the database under the running app (a table gone, the connection pool closed), not a route made for tests.
+   */
+
+  interface LogLine { level: number; msg: string; req?: { id?: string; url?: string }; err?: { message?: string; stack?: string }; res?: { statusCode?: number } }
+
+  const lines: LogLine[] = [];
+  const logger = pino({ level: 'info', base: { name: 'api' } }, { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) });
+
+  let dropDb: (() => Promise<void>) | undefined;
+  let runtime: Runtime;
+  let server: Server;
+  let base: string;
+  let token: string;
+
+  beforeAll(async () => {
+    const { databaseUrl, pglite, drop } = await createTestDatabase();
+    dropDb = drop;
+    runtime = await createRuntime({ databaseUrl, pglite, rateLimitPerMinute: 10_000, logger: pino({ level: 'silent' }) });
+    const ws = await people.createWorkspace({ name: 'Errors', plan: 'business', timezone: 'Europe/Moscow' }, runtime.deps);
+    const user = await people.createUser(ws.id, { name: 'Ann', login: 'ann', role: '', isAdmin: true }, runtime.deps);
+    token = (await keys.issueKey(user.id, { scopes: [...SCOPES], projectIds: null, allowedIps: [], expiresAt: null }, runtime.deps)).token;
+    const { app } = createApiApp({
+      deps: runtime.deps, logger, limiter: runtime.limiter, adminToken: 'errors-test-operator-token', trustProxy: false, ready: () => runtime.ready(),
+    });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const addr = server.address();
+    base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await runtime?.close().catch(() => undefined);
+    await dropDb?.();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(base + path, { headers: { authorization: `Bearer ${token}`, ...headers } });
+
+  /** The log lines at error level (50) that carry this request id. */
+  const errorLines = (id: string) => lines.filter((l) => l.level >= 50 && l.req?.id === id);
+
+  describe('unexpected faults', () => {
+    it('answer 500 internal with the request id that the error log line also carries', async () => {
+      expect((await get('/v1/tasks')).status).toBe(200);
+      // The schema changes under the running app: the next query of tasks fails in the database driver.
+      await runtime.db.raw('alter table tasks rename to tasks_moved_away');
+      try {
+        const res = await get('/v1/tasks');
+        expect(res.status).toBe(500);
+        const id = res.headers.get('x-request-id');
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+        const body = (await res.json()) as { error: { code: string; message: string } };
+        expect(body.error.code).toBe('internal');
+        expect(body.error.message).toContain(id!);
+        // The cause stays in the log, never in the answer.
+        expect(body.error.message).not.toMatch(/tasks|relation|select|sql/i);
+        const logged = errorLines(id!);
+        expect(logged.length).toBeGreaterThan(0);
+        expect(logged.some((l) => /tasks/.test(`${l.err?.message ?? ''}${l.err?.stack ?? ''}`))).toBe(true);
+        expect(logged.every((l) => l.req?.url === '/v1/tasks')).toBe(true);
+      } finally {
+        await runtime.db.raw('alter table tasks_moved_away rename to tasks');
+      }
+      expect((await get('/v1/tasks')).status).toBe(200);
+    });
+
+    it('keep a sane request id sent by the client, in the answer and in the log', async () => {
+      await runtime.db.raw('alter table tasks rename to tasks_moved_away');
+      try {
+        const res = await get('/v1/tasks', { 'x-request-id': 'trace-4711.a' });
+        expect(res.status).toBe(500);
+        expect(res.headers.get('x-request-id')).toBe('trace-4711.a');
+        expect(((await res.json()) as { error: { message: string } }).error.message).toContain('trace-4711.a');
+        expect(errorLines('trace-4711.a').length).toBeGreaterThan(0);
+        // An id outside the safe alphabet (it could forge log fields) is replaced by a fresh one.
+        const forged = await get('/v1/tasks', { 'x-request-id': 'id with "quotes" and spaces' });
+        expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      } finally {
+        await runtime.db.raw('alter table tasks_moved_away rename to tasks');
+      }
+    });
+
+    it('a closed database gives 500 internal on requests and 503 on /ready, and the process keeps serving', async () => {
+      await runtime.db.destroy();
+      const res = await get('/v1/me');
+      expect(res.status).toBe(500);
+      const id = res.headers.get('x-request-id')!;
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('internal');
+      expect(errorLines(id).length).toBeGreaterThan(0);
+      const ready = await fetch(`${base}/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'not_ready', checks: { database: false } });
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+    });
+  });
+});
