@@ -4,9 +4,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, databaseUrl, freePort, nodeArgs } from './lib.mjs';
 
-/** Starts the built mcp process on database `dbName` (REDIS_URL from BENCH_REDIS_URL, when set); resolves once ready. */
-export async function startBuiltMcp(dbName) {
-  const main = join(ROOT, 'apps', 'mcp', 'dist', 'main.js');
+/** Starts the built mcp process (`main`: another build's, for an A/B) on database `dbName` (REDIS_URL from BENCH_REDIS_URL, when set); resolves once ready. */
+export async function startBuiltMcp(dbName, main = join(ROOT, 'apps', 'mcp', 'dist', 'main.js')) {
   if (!existsSync(main)) throw new Error('apps/mcp/dist/main.js is missing: build first (pnpm run build)');
   const port = await freePort();
   const env = {

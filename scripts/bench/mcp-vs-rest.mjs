@@ -4,7 +4,9 @@
 //   REST            GET /v1/tasks/{key}
 //   MCP 2025-11-25  POST /mcp tools/call get_task (no envelope: the 2025-era leg, JSON answer)
 //   MCP 2026-07-28  POST /mcp tools/call get_task with the _meta envelope and the standard headers
-// and prints each MCP rate against REST's (goal: at least 0.9). BENCH_PAIR=me: whoami against GET /v1/me instead.
+// and prints each MCP rate against REST's (goal: at least 0.9). BENCH_PAIR: `context` (default) pairs get_task with its REST
+// twin GET /v1/tasks/{key}/context (the same read: properties, description, checklist, subtasks, discussion, links);
+// `task` with the bare GET /v1/tasks/{key}; `me` pairs whoami with GET /v1/me (the protocol's own cost).
 //   pnpm run build && npx tsx scripts/bench/mcp-vs-rest.mjs
 // Env: BENCH_ROUNDS (3), BENCH_DURATION (s per scenario, 10), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_REDIS_URL.
 import { benchWorkspace, call, freshDatabase, measure, openDatabase, databaseUrl, startBuiltApi } from './lib.mjs';
@@ -44,8 +46,11 @@ try {
     if (res.status !== 200 || !text.includes(task.key) || text.includes('"isError":true')) throw new Error(`MCP get_task (${modern ? '2026' : '2025'}): ${res.status} ${text.slice(0, 300)}`);
   }
   // PAIR=me: whoami against GET /v1/me (the protocol's own cost, little tool work); default get_task against the task.
-  const me = process.env.BENCH_PAIR === 'me';
-  const restRequest = me ? { method: 'GET', path: '/v1/me' } : { method: 'GET', path: `/v1/tasks/${task.key}` };
+  const pair = process.env.BENCH_PAIR ?? 'context';
+  const me = pair === 'me';
+  const restPath = { me: '/v1/me', task: `/v1/tasks/${task.key}`, context: `/v1/tasks/${task.key}/context` }[pair];
+  if (!restPath) throw new Error(`BENCH_PAIR: one of task, context, me (not ${pair})`);
+  const restRequest = { method: 'GET', path: restPath };
   const [tool, toolArgs] = me ? ['whoami', {}] : ['get_task', { task: task.key }];
   console.log(`REST ${restRequest.path} against MCP tools/call ${tool}`);
   const sums = { rest: 0, legacy: 0, modern: 0 };

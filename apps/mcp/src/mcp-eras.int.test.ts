@@ -199,3 +199,51 @@ describe('2026-07-28 on the wire', () => {
     expect(res.body.error.code).toBe(-32601);
   });
 });
+
+describe('the 2025 leg on the wire (stateless JSON exchange)', () => {
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const call = (id: number, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params });
+
+  it('answers one request with one JSON object, with no session and no SSE', async () => {
+    const res = await post(call(7, 'tools/call', { name: 'whoami', arguments: {} }), { 'mcp-protocol-version': '2025-06-18' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const body = await res.json();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text' }] } });
+    expect(body.result.isError).toBeFalsy();
+  });
+
+  it('answers a 2025-03-26 batch with every response in one array, and notifications alone with 202', async () => {
+    const res = await post([call(1, 'tools/list'), { jsonrpc: '2.0', method: 'notifications/initialized' }, call(2, 'ping')], { 'mcp-protocol-version': '2025-03-26' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Array<{ id: number; result?: { tools?: unknown[] } }>;
+    expect(body.map((m) => m.id)).toEqual([1, 2]);
+    expect(body[0]!.result!.tools!.length).toBeGreaterThan(5);
+    const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(note.status).toBe(202);
+    expect(await note.text()).toBe('');
+  });
+
+  it('refuses what the transport refuses: Accept without both types (406), not JSON (415), a batch over 100, a non-message', async () => {
+    const accept = await post(call(3, 'ping'), { accept: 'application/json' });
+    expect(accept.status).toBe(406);
+    expect((await accept.json()).error.code).toBe(-32000);
+    const media = await post('{"jsonrpc":"2.0","id":3,"method":"ping"}', { 'content-type': 'text/plain' });
+    expect(media.status).toBe(415);
+    const big = await post(Array.from({ length: 101 }, (_, i) => call(i, 'ping')));
+    expect(big.status).toBe(400);
+    expect((await big.json()).error.code).toBe(-32600);
+    const junk = await post({ jsonrpc: '2.0', hello: 'world' });
+    expect(junk.status).toBe(400);
+    expect((await junk.json()).error.code).toBe(-32600);
+    const notRpc = await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { hello: 'world' }]);
+    expect(notRpc.status).toBe(400);
+    expect((await notRpc.json()).error.code).toBeLessThan(-32599);
+  });
+});

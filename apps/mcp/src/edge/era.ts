@@ -1,4 +1,3 @@
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
   classifyInboundRequest,
@@ -13,6 +12,8 @@ import type { Request, Response } from 'express';
 import type { Era } from '../server.js';
 import type { ToolContext } from '../tool.js';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
+import { serveJsonExchange } from './json-exchange.js';
+import { serveFetch } from './web-bridge.js';
 
 /** The revisions the gateway speaks, newest first: 2026-07-28 and every 2025-era revision the SDK serves. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
@@ -50,7 +51,7 @@ export interface EraEndpoint {
  * Both eras on one URL, stateless. The body decides (SDK's classifyInboundRequest): a request carrying the
  * 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (server/discover, envelope and Mcp-Method /
  * Mcp-Name checks, cache hints, subscriptions/listen); anything else is a 2025-era request, served as before by a
- * fresh server over a stateless Streamable HTTP transport answering JSON (not SSE), so 2025 clients see no change.
+ * fresh server over a stateless JSON exchange (src/edge/json-exchange.ts; JSON answers, not SSE), so 2025 clients see no change.
  */
 export function eraEndpoint(o: EraOptions): EraEndpoint {
   const modern = createMcpHandler(
@@ -62,7 +63,6 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
     },
     { legacy: 'reject', bus: o.bus, maxSubscriptions: o.maxSubscriptions, onerror: o.onerror },
   );
-  const node = toNodeHandler(modern, { onerror: o.onerror });
 
   return {
     bus: modern.bus,
@@ -83,25 +83,13 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
       }
       if (route.kind !== 'legacy') {
         const carrier: Carrier = { token: '', clientId: ctx.actor.key.id, scopes: [...ctx.actor.key.scopes], extra: { [CONTEXT]: ctx, [METHOD]: methodOf(body) } };
-        (req as Request & { auth?: AuthInfo }).auth = carrier;
-        return node(req, res, body);
+        return serveFetch(modern.fetch, req, res, carrier);
       }
-      await serveLegacy(o.build(ctx, 'legacy', methodOf(body)), req, res);
+      await serveJsonExchange(o.build(ctx, 'legacy', methodOf(body)), req, res, legacyNotFound);
     },
   };
 }
 
-async function serveLegacy(server: McpServer, req: Request, res: Response): Promise<void> {
-  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => send(legacyNotFound(message), options);
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, req.body);
-}
 
 /**
  * A missing resource is -32002 on 2025-era revisions (their spec's code; clients of those revisions look for it). The

@@ -1,0 +1,93 @@
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  isJsonContentType,
+  type JSONRPCMessage,
+  type McpServer,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import type { Request, Response } from 'express';
+import { sendRpcError } from './host-guard.js';
+
+/** The most messages one 2025-era batch may hold (the SDK's Streamable HTTP transport allows as many). */
+const MAX_BATCH = 100;
+
+type RequestId = string | number;
+
+/**
+ * One stateless 2025-era exchange answered in JSON, on the Express request and response as they are. It does what
+ * the SDK's Streamable HTTP server transport does in stateless JSON mode (Accept and Content-Type checks, batches,
+ * 202 for notifications, one JSON answer holding every response), without turning the Node request into a fetch
+ * Request and the answer back into a Node response: that round trip cost more than the rest of the protocol on every
+ * call. Messages the server sends mid-call (progress, logging) are dropped, as in the SDK's JSON mode.
+ */
+class JsonExchange implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  private readonly answers = new Map<RequestId, JSONRPCMessage | undefined>();
+  private finish: ((answers: JSONRPCMessage[]) => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly rewrite: (message: JSONRPCMessage) => JSONRPCMessage) {}
+
+  async start(): Promise<void> {}
+
+  /** Delivers the messages; resolves with the responses to the requests among them, in their order. */
+  exchange(messages: readonly JSONRPCMessage[]): Promise<JSONRPCMessage[]> {
+    for (const m of messages) if (isJSONRPCRequest(m)) this.answers.set(m.id, undefined);
+    const done = new Promise<JSONRPCMessage[]>((resolve) => (this.finish = resolve));
+    for (const m of messages) this.onmessage?.(m);
+    if (this.answers.size === 0) this.finish?.([]);
+    return done;
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    const id = message.id;
+    if (id === undefined || id === null || !this.answers.has(id)) return;
+    this.answers.set(id, this.rewrite(message));
+    const all = [...this.answers.values()];
+    if (all.every((a) => a !== undefined)) this.finish?.(all as JSONRPCMessage[]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // A client gone mid-call: the exchange ends with what was answered (nothing is written to a closed response).
+    this.finish?.([...this.answers.values()].filter((a): a is JSONRPCMessage => a !== undefined));
+    this.onclose?.();
+  }
+}
+
+const isMessage = (m: unknown): m is JSONRPCMessage =>
+  isJSONRPCRequest(m) || isJSONRPCNotification(m) || isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m);
+
+/**
+ * Serves a parsed 2025-era POST with a fresh server: `rewrite` sees each response before it is sent. The server is
+ * closed once the client is gone (after the answer, or mid-call when it disconnects).
+ */
+export async function serveJsonExchange(server: McpServer, req: Request, res: Response, rewrite: (m: JSONRPCMessage) => JSONRPCMessage): Promise<void> {
+  const accept = req.get('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return sendRpcError(res, 406, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+  }
+  if (!isJsonContentType(req.get('content-type') ?? null)) {
+    return sendRpcError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+  }
+  const body: unknown = req.body;
+  const batch = Array.isArray(body);
+  const raw: unknown[] = batch ? body : [body];
+  if (raw.length > MAX_BATCH) return sendRpcError(res, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`, -32600);
+  if (raw.length === 0 || !raw.every(isMessage)) return sendRpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
+
+  const transport = new JsonExchange(rewrite);
+  res.on('close', () => void server.close());
+  await server.connect(transport);
+  const answers = await transport.exchange(raw);
+  if (res.writableEnded || res.destroyed) return;
+  if (!raw.some(isJSONRPCRequest)) res.status(202).end();
+  else res.status(200).json(batch ? answers : answers[0]);
+}
