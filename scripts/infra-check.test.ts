@@ -2,9 +2,27 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkInfra } from './infra-check.mjs';
 import { CI_NODE_VERSIONS, imageNodeProblem, NODE_RELEASES } from './node-versions.mjs';
+
+// dclint is a process of its own (about a second each) and answers the same for the same compose file: a clean answer
+// is kept by the file's text, so the variants that leave compose.yaml as it is do not start it again. A failing answer
+// is never reused (it names its file), and each variant that edits compose.yaml still gets a dclint run of its own.
+vi.mock('node:child_process', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:child_process')>();
+  const clean = new Map<string, ReturnType<typeof actual.spawnSync>>();
+  const spawnSync = ((command: string, args: readonly string[] = [], options?: object) => {
+    if (!command.endsWith(`${path.sep}dclint`)) return actual.spawnSync(command, args, options as never);
+    const key = JSON.stringify([command, args.slice(0, -1), readFileSync(args[args.length - 1]!, 'utf8'), options]);
+    const known = clean.get(key);
+    if (known) return known;
+    const result = actual.spawnSync(command, args, options as never);
+    if (result.status === 0) clean.set(key, result);
+    return result;
+  }) as typeof actual.spawnSync;
+  return { ...actual, spawnSync, default: { ...actual, spawnSync } };
+});
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // What infra-check reads outside infra/: the manifests the Dockerfiles copy and the apps' build configs.
