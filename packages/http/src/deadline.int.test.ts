@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFaultProxy } from '../../../scripts/topology/fault-proxy.mjs';
 import { openDatabase } from '@tt/store';
+import { openTestPglite } from '../../store/src/testing.js';
 import { requestDeadline } from './deadline.js';
 import { errorHandler } from './errors.js';
 
@@ -69,7 +70,7 @@ describe('requestDeadline', () => {
   });
 
   it('leaves a request that finishes in time alone (embedded PGlite)', async () => {
-    const db = openDatabase({});
+    const db = openDatabase({ pglite: await openTestPglite() }); // the run's migrated snapshot, or a new PGlite
     cleanup.push(() => db.destroy());
     const get = await serve(db, 60_000);
     expect(await get('/db')).toEqual({ status: 200, retryAfter: null, body: { n: 1 } });
