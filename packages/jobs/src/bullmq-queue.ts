@@ -10,9 +10,16 @@ export interface BullQueueOptions {
   /** Queue name under the prefix (default `jobs`; webhook deliveries use `webhooks`). */
   name?: string | undefined;
   log: Log;
+  /** A producer command (add, counts, failed, retry) Redis has not answered by then fails (default 5000 ms). */
+  commandTimeoutMs?: number | undefined;
 }
 
 const DAY_S = 86_400;
+/**
+ * Producer commands fail after this on a Redis that stays connected but does not answer: the relay's add rolls back
+ * (the rows stay in the outbox), and the operator API's and /metrics' queue reads answer instead of hanging.
+ */
+export const QUEUE_COMMAND_TIMEOUT_MS = 5000;
 
 /**
  * The queue on Redis through BullMQ. Adding is idempotent by job id (BullMQ ignores an id it holds), so an outbox
@@ -21,7 +28,7 @@ const DAY_S = 86_400;
  */
 export function createBullQueue(o: BullQueueOptions): JobQueue {
   const prefix = o.prefix ?? DEFAULT_PREFIX;
-  const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: o.commandTimeoutMs ?? QUEUE_COMMAND_TIMEOUT_MS });
   producer.on('error', (err) => o.log.debug({ err: err.message }, 'queue redis error'));
   // The BullMQ Queue is made once the connection is up. A Queue that starts initializing on a connection that
   // never comes up rejects its init after close() has dropped its listeners: an unhandled rejection that would

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { handlerBackoff, isPermanent, retryOf } from './catalog.js';
 import type { FailedJob, JobProcessor, JobQueue, Log, QueueCounts, QueuedJob, RetryResult } from './queue.js';
 
@@ -31,6 +32,9 @@ export function createMemoryQueue(o: MemoryQueueOptions): JobQueue & { idle(): P
   // Kept as a count, not found by a scan of every entry: settling a job stays O(1) however many are held.
   let delayed = 0;
   let idleWaiters: Array<() => void> = [];
+  // Jobs run in the context the queue was made in, not in their producer's: a job added by a relay pass (or a request)
+  // must not inherit that pass's database deadline, as a BullMQ job never does.
+  const detached = AsyncLocalStorage.snapshot();
 
   const busy = () => active > 0 || waiting.length > 0 || delayed > 0;
   const settleIdle = () => {
@@ -89,6 +93,10 @@ export function createMemoryQueue(o: MemoryQueueOptions): JobQueue & { idle(): P
   }
 
   function pump(): void {
+    detached(pumpNow);
+  }
+
+  function pumpNow(): void {
     while (processor && !closing && active < concurrency && waiting.length) {
       const entry = entries.get(waiting.shift()!);
       if (entry && entry.state === 'waiting') void run(entry);

@@ -7,6 +7,17 @@ export interface Log {
   child(bindings: Record<string, unknown>): Log;
 }
 
+/**
+ * Runs `fn` with its database work bounded to `ms` on the client side: the store's `withDeadline`, handed in by the
+ * process that opens the store (this package sees the store only through the domain's port). A statement the
+ * database does not answer in time fails, its connection is discarded and a transaction is rolled back, so a silent
+ * database or network ends the work with an error instead of holding it until TCP gives up.
+ */
+export type WithDeadline = <T>(ms: number, fn: () => Promise<T>) => Promise<T>;
+
+/** No bound: for queues and tests that run without a store of their own. */
+export const unbounded: WithDeadline = (_ms, fn) => fn();
+
 /** A job handed to a queue: the id makes adding idempotent (`outbox-<row id>` for relayed jobs). */
 export interface QueuedJob {
   id: string;

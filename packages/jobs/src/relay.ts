@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JobSignal, Store } from '@tt/domain';
-import type { JobQueue, Log } from './queue.js';
+import { unbounded, type JobQueue, type Log, type WithDeadline } from './queue.js';
 
 export interface RelayOptions {
   store: Store;
@@ -16,6 +16,14 @@ export interface RelayOptions {
   batch?: number;
   /** A queue that does not answer within this is treated as down (the claimed rows are released). */
   addTimeoutMs?: number;
+  /**
+   * Bounds each pass's database work (claim, add, commit) and each prune to `deadlineMs`: a database that stops
+   * answering fails the pass, its transaction is rolled back and the rows wait for the next pass (nothing lost; a
+   * row relayed again is dropped by its job id). Default: no bound.
+   */
+  deadline?: WithDeadline | undefined;
+  /** Default RELAY_DEADLINE_MS: the queue's add timeout plus room for the pass's few statements. */
+  deadlineMs?: number;
   /** Relayed rows are deleted after this long (the queue has long since dropped their ids). */
   keepMs?: number;
   /**
@@ -32,6 +40,9 @@ export interface OutboxRelay extends JobSignal {
   /** One pass: claims unrelayed rows and hands them to the queue; returns how many. */
   relayOnce(): Promise<number>;
 }
+
+/** A relay pass's database deadline by default: above the queue's add timeout (5 s), which runs inside the pass. */
+export const RELAY_DEADLINE_MS = 10_000;
 
 /** Job id of an outbox row: the queue drops a second add of the same id. */
 export const outboxJobId = (rowId: number): string => `outbox-${rowId}`;
@@ -53,13 +64,16 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * several processes share the work) and marks them relayed in one statement, then adds their jobs with id
  * `outbox-<row id>` before the transaction commits: if adding fails it rolls back and the rows wait for the next
  * pass. A crash after the add and before the commit relays a row twice, which the queue drops by id. It runs when
- * woken after a commit and on a timer.
+ * woken after a commit and on a timer. Each pass runs under a database deadline (`deadline`), so a database that
+ * stops answering fails the pass, and the loop tries again, instead of holding the relay until TCP gives up.
  */
 export function createOutboxRelay(o: RelayOptions): OutboxRelay {
   const pollMs = o.pollMs ?? 1000;
   const gatherMs = o.gatherMs ?? 5;
   const batch = o.batch ?? 200;
   const addTimeoutMs = o.addTimeoutMs ?? 5000;
+  const deadline = o.deadline ?? unbounded;
+  const deadlineMs = o.deadlineMs ?? RELAY_DEADLINE_MS;
   let running = false;
   let woken = false;
   let wake: (() => void) | undefined;
@@ -75,11 +89,13 @@ export function createOutboxRelay(o: RelayOptions): OutboxRelay {
   async function prune(): Promise<void> {
     if (Date.now() < nextPrune) return;
     nextPrune = Date.now() + 600_000;
-    const n = await o.store.outbox.prune(Date.now() - keepMs);
+    const n = await deadline(deadlineMs, () => o.store.outbox.prune(Date.now() - keepMs));
     if (n) o.log.info({ rows: n }, 'pruned relayed outbox rows');
   }
 
-  async function relayOnce(): Promise<number> {
+  const relayOnce = (): Promise<number> => deadline(deadlineMs, pass);
+
+  async function pass(): Promise<number> {
     if (!released) {
       const n = await o.store.outbox.release(holder);
       if (n) o.log.info({ rows: n }, 'outbox rows of an earlier run handed back to the queue');

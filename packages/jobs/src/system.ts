@@ -4,7 +4,7 @@ import { WEBHOOK_QUEUE_NAME } from './catalog.js';
 import { createProcessor } from './handlers.js';
 import { createLaneQueue } from './lanes.js';
 import { createMemoryQueue } from './memory-queue.js';
-import type { JobConsumer, JobQueue, Log, QueueCounts } from './queue.js';
+import type { JobConsumer, JobQueue, Log, QueueCounts, WithDeadline } from './queue.js';
 import { createOutboxRelay, outboxRowId, type OutboxRelay } from './relay.js';
 
 export interface JobSystemOptions {
@@ -14,6 +14,11 @@ export interface JobSystemOptions {
   prefix?: string | undefined;
   log: Log;
   pollMs?: number | undefined;
+  /**
+   * The store's `withDeadline`: bounds the relay's passes and each job's try on the client side, so a database that
+   * stops answering (a partition, a proxy that forwards nothing) fails them and they retry, never hang. Unset: unbounded.
+   */
+  deadline?: WithDeadline | undefined;
 }
 
 export interface StartOptions {
@@ -23,6 +28,8 @@ export interface StartOptions {
   lockDurationMs?: number | undefined;
   /** Webhook deliveries handled at once by this process (default `concurrency`). */
   webhookConcurrency?: number | undefined;
+  /** A job try's database deadline (default JOB_DEADLINE_MS), when `deadline` is given. */
+  jobDeadlineMs?: number | undefined;
 }
 
 export interface JobStats extends QueueCounts {
@@ -67,7 +74,7 @@ export function createJobSystem(o: JobSystemOptions): JobSystem {
       jobs: createBullQueue({ redisUrl: o.redisUrl!, prefix: o.prefix, log }),
       webhooks: createBullQueue({ redisUrl: o.redisUrl!, prefix: o.prefix, name: WEBHOOK_QUEUE_NAME, log }),
     });
-  const relay = createOutboxRelay({ store: o.store, queue, log, pollMs: o.pollMs });
+  const relay = createOutboxRelay({ store: o.store, queue, log, pollMs: o.pollMs, deadline: o.deadline });
   let consumer: JobConsumer | undefined;
 
   return {
@@ -79,7 +86,7 @@ export function createJobSystem(o: JobSystemOptions): JobSystem {
     },
     start(deps, opts = {}) {
       if ((opts.consume || memory) && !consumer) {
-        consumer = queue.consume(createProcessor(deps, log), {
+        consumer = queue.consume(createProcessor(deps, log, { deadline: o.deadline, deadlineMs: opts.jobDeadlineMs }), {
           concurrency: opts.concurrency ?? 4, lockDurationMs: opts.lockDurationMs, webhookConcurrency: opts.webhookConcurrency,
         });
       }

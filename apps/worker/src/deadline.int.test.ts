@@ -1,0 +1,104 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBullQueue, createOutboxRelay, createProcessor, QUEUE_NAME, type JobQueue, type Log } from '@tt/jobs';
+import { createStore, DeadlineExceeded, openDatabase, withDeadline } from '@tt/store';
+import { startFaultProxy } from '../../../scripts/topology/fault-proxy.mjs';
+import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
+import { delivered, dropQueue, startStack, team, uniquePrefix } from './test/stack.js';
+
+/*
+ * Work outside requests under a silent database (issue 33): the outbox relay and the worker's handlers reach
+ * PostgreSQL through a TCP proxy that stops forwarding without a reset. Each pass and each try must end at its
+ * deadline with DeadlineExceeded (rolled back), not hang until the network returns, and the retry must relay each
+ * row once and deliver each notification once. Real PostgreSQL and Redis only.
+ */
+const REDIS = process.env.TEST_REDIS_URL;
+const PG = process.env.TEST_DATABASE_URL;
+const silent: Log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent };
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What `p` settled with (its value or its error) within `ms`, or 'still waiting'. */
+const within = (p: Promise<unknown>, ms: number): Promise<unknown> =>
+  Promise.race([p.then((v) => v, (e: unknown) => e), new Promise((r) => setTimeout(() => r('still waiting'), ms))]);
+
+/** A store on `databaseUrl` through a fault proxy the test switches. */
+async function behindProxy(databaseUrl: string) {
+  const target = new URL(databaseUrl);
+  const proxy = await startFaultProxy({ port: Number(target.port || 5432), host: target.hostname });
+  const url = new URL(databaseUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  const db = openDatabase({ databaseUrl: url.toString(), poolMax: 2, connectTimeoutMs: 1000 });
+  // Undone in reverse: the proxy closes first, so a statement it still holds fails and the pool can close.
+  cleanups.push(() => db.destroy(), () => proxy.close());
+  return { proxy, db, store: createStore(db) };
+}
+
+describe.runIf(PG && REDIS)('work outside requests on a silent database', () => {
+  it('the outbox relay: a pass whose COMMIT the network holds fails at its deadline and rolls back; the next relays each row once', async () => {
+    const databaseUrl = (await createTestDatabaseUrl())!;
+    cleanups.push(() => dropTestDatabase(databaseUrl));
+    const { proxy, store } = await behindProxy(databaseUrl);
+    await store.outbox.add([1, 2, 3].map((i) => ({ name: 'notify.comment', payload: { workspaceId: 'ws', taskId: `t${i}`, commentId: `c${i}`, actorId: 'u' } })));
+    const prefix = uniquePrefix();
+    const queue = createBullQueue({ redisUrl: REDIS!, prefix, log: silent });
+    cleanups.push(() => dropQueue(REDIS!, prefix), () => queue.close());
+    // The network goes silent right after the jobs reached Redis: the pass's COMMIT is held.
+    const silentAfterAdd: JobQueue = { ...queue, add: async (jobs) => {
+      await queue.add(jobs);
+      proxy.set('hold');
+    } };
+    const held = createOutboxRelay({ store, queue: silentAfterAdd, log: silent, deadline: withDeadline, deadlineMs: 500 });
+    expect(await within(held.relayOnce(), 3000)).toBeInstanceOf(DeadlineExceeded);
+
+    // The network comes back after the relay gave up (here: after the proxy, in this process, saw the reset).
+    await sleep(100);
+    proxy.set('pass');
+    // Rolled back: the rows are pending again, and relaying them again adds no second job (the ids are known).
+    expect(await store.outbox.pending()).toBe(3);
+    const relay = createOutboxRelay({ store, queue, log: silent, deadline: withDeadline, deadlineMs: 500 });
+    expect(await relay.relayOnce()).toBe(3);
+    expect(await store.outbox.pending()).toBe(0);
+    const connection = new Redis(REDIS!, { maxRetriesPerRequest: null });
+    const q = new Queue(QUEUE_NAME, { connection, prefix });
+    try {
+      expect(await q.getWaitingCount()).toBe(3);
+    } finally {
+      await q.close();
+      connection.disconnect();
+    }
+  });
+
+  it('the worker: a try whose database goes silent fails at its deadline; the retry delivers the notification once', async () => {
+    const stack = await startStack({ redisUrl: REDIS!, consume: false });
+    cleanups.push(() => dropQueue(REDIS!, stack.prefix), () => stack.close());
+    const { alice, bob, boardId, workspaceId } = await team(stack);
+    const task = await stack.call(alice.token, 'POST', '/tasks', { boardId, title: 'Assigned in silence', assigneeIds: [bob.id] });
+    expect(task.status).toBe(201);
+    const row = await stack.runtime.db('outbox').where({ name: 'notify.assigned' }).orderBy('id', 'desc').first();
+    const job = {
+      id: `outbox-${row.id}`, name: row.name as string, payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
+      timestamp: Number(row.created_at), attempt: 1,
+    };
+    // The worker's handlers on a store behind the proxy; the same processor BullMQ runs.
+    const { proxy, store } = await behindProxy(stack.databaseUrl!);
+    const run = createProcessor({ ...stack.runtime.deps, store }, silent, { deadline: withDeadline, deadlineMs: 500 });
+    await store.outbox.pending();
+    proxy.set('hold');
+    expect(await within(run(job), 3000)).toBeInstanceOf(DeadlineExceeded);
+
+    await sleep(100);
+    proxy.set('pass');
+    await run({ ...job, attempt: 2 });
+    // A redelivery (a stalled job run again) changes nothing.
+    await run({ ...job, attempt: 3 });
+    expect(await delivered(stack, workspaceId)).toEqual([`bob assigned assigned:${task.body.data.id}`]);
+  });
+});
