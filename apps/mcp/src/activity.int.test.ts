@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activity, keys, oauth } from '@tt/domain';
+import { ACTIVITY_COUNT_CAP, activity, keys, oauth } from '@tt/domain';
 import type { McpServerHandle } from './index.js';
 import { register, seedWorkspace, signIn } from './oauth/test/flow.js';
 import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
@@ -121,5 +121,20 @@ describe('activity through MCP', () => {
     const bad = await call(client, 'search_tasks', { createdSince: 'soonish' });
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('createdSince');
+  });
+
+  it(`list_activity says "more than" when the feed's count stops at ${ACTIVITY_COUNT_CAP}`, async () => {
+    const client = await fx.connect(seed.full.token);
+    const t = seed.task;
+    await fx.runtime.db.raw(
+      `insert into activity (id, workspace_id, at, actor_id, channel, key_id, project_id, board_id, task_id, task_key, action, changes)
+       select 'act_mcp_cap_' || g, ?, ?::bigint - g * 1000, ?, 'rest', ?, ?, ?, ?, ?, 'task.updated', '[]'::jsonb from generate_series(1, ?) g`,
+      [seed.ws.id, t.createdAt, seed.alice.id, seed.full.id, t.projectId, t.boardId, t.id, t.key, ACTIVITY_COUNT_CAP + 1],
+    );
+    const md = await call(client, 'list_activity', { task: t.key, since: '2000-01-01', limit: 5 });
+    expect(md.isError, md.text).toBeFalsy();
+    expect(md.text).toContain(`5 of more than ${ACTIVITY_COUNT_CAP} entries shown`);
+    const json = await call(client, 'list_activity', { task: t.key, since: '2000-01-01', limit: 5, format: 'json' });
+    expect(json.structuredContent).toMatchObject({ total: ACTIVITY_COUNT_CAP, totalCapped: true, shown: 5 });
   });
 });

@@ -38,7 +38,7 @@ export const listActivity = defineTool({
     format: Format,
   }),
   output: z.object({
-    format: Format, total: z.number(), shown: z.number(), nextCursor: z.string().nullable(),
+    format: Format, total: z.number(), totalCapped: z.boolean(), shown: z.number(), nextCursor: z.string().nullable(),
     ids: z.array(z.string()).optional(), entries: z.array(ActivityEntry).optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
@@ -50,8 +50,10 @@ export const listActivity = defineTool({
       (n) => activity.listActivity(actor, validate(ActivityQuery, { ...base, limit: n }), deps),
       (p) => (args.format === 'json' ? JSON.stringify(p.data).length : table(p.data, tz).length),
     );
-    const note = pageNote(page.data.length, page.total, 'entry', page.nextCursor).replace('entrys', 'entries');
-    const index = { format: args.format, total: page.total, shown: page.data.length, nextCursor: page.nextCursor };
+    // The feed counts at most ACTIVITY_COUNT_CAP entries: past that the note says "more than", never a false total.
+    const capped = page.totalCapped === true;
+    const note = pageNote(page.data.length, page.total, 'entry', page.nextCursor).replace('entrys', 'entries').replace(` of ${page.total} `, capped ? ` of more than ${page.total} ` : ` of ${page.total} `);
+    const index = { format: args.format, total: page.total, totalCapped: capped, shown: page.data.length, nextCursor: page.nextCursor };
     return answer(
       args.format,
       () => (page.data.length ? `Activity, newest first (times in ${tz}):\n\n${table(page.data, tz)}\n\n${note}` : 'No activity matches these filters.'),
