@@ -5,6 +5,8 @@ export interface FaultProxy {
   readonly mode: FaultMode;
   /** Open proxied connections. */
   readonly connections: number;
+  /** Connections accepted since the start (a client that gave up on one and opened another counts twice). */
+  readonly accepted: number;
   set(mode: FaultMode): void;
   close(): Promise<void>;
 }

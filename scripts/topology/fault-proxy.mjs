@@ -20,6 +20,7 @@ export async function startFaultProxy(target, o = {}) {
   let mode = 'pass';
   /** @type {Set<Pipe>} */
   const pipes = new Set();
+  let accepted = 0;
 
   class Pipe {
     /** @param {net.Socket} client */
@@ -73,7 +74,10 @@ export async function startFaultProxy(target, o = {}) {
     }
   }
 
-  const server = net.createServer((client) => void new Pipe(client));
+  const server = net.createServer((client) => {
+    accepted++;
+    new Pipe(client);
+  });
   await new Promise((resolve) => server.listen(o.port ?? 0, '127.0.0.1', () => resolve(undefined)));
   const port = /** @type {net.AddressInfo} */ (server.address()).port;
   return {
@@ -88,6 +92,9 @@ export async function startFaultProxy(target, o = {}) {
     },
     get connections() {
       return pipes.size;
+    },
+    get accepted() {
+      return accepted;
     },
     async close() {
       for (const p of [...pipes]) {

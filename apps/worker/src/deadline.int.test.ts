@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createBullQueue, createOutboxRelay, createProcessor, QUEUE_NAME, type JobQueue, type Log } from '@tt/jobs';
 import { createStore, DeadlineExceeded, openDatabase, withDeadline } from '@tt/store';
 import { startFaultProxy } from '../../../scripts/topology/fault-proxy.mjs';
@@ -8,10 +8,11 @@ import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store
 import { delivered, dropQueue, startStack, team, uniquePrefix } from './test/stack.js';
 
 /*
- * Work outside requests under a silent database (issue 33): the outbox relay and the worker's handlers reach
- * PostgreSQL through a TCP proxy that stops forwarding without a reset. Each pass and each try must end at its
- * deadline with DeadlineExceeded (rolled back), not hang until the network returns, and the retry must relay each
- * row once and deliver each notification once. Real PostgreSQL and Redis only.
+ * Work outside requests under a silent database or Redis (issue 33): the outbox relay and the worker's handlers reach
+ * PostgreSQL, and the queue Redis, through a TCP proxy that stops forwarding without a reset. Each pass and each try
+ * must end at its deadline with DeadlineExceeded (rolled back), not hang until the network returns, and the retry must
+ * relay each row once and deliver each notification once; a queue command must fail after its timeout, and a
+ * connection that stays silent must be given up for a new one. Real PostgreSQL and Redis only.
  */
 const REDIS = process.env.TEST_REDIS_URL;
 const PG = process.env.TEST_DATABASE_URL;
@@ -100,5 +101,37 @@ describe.runIf(PG && REDIS)('work outside requests on a silent database', () => 
     // A redelivery (a stalled job run again) changes nothing.
     await run({ ...job, attempt: 3 });
     expect(await delivered(stack, workspaceId)).toEqual([`bob assigned assigned:${task.body.data.id}`]);
+  });
+});
+
+describe.runIf(REDIS)('the queue on a silent Redis', () => {
+  it('fails a command after its timeout, gives up a connection that stays silent, and adds again once Redis answers', async () => {
+    const target = new URL(REDIS!);
+    const proxy = await startFaultProxy({ port: Number(target.port || 6379), host: target.hostname });
+    const url = new URL(REDIS!);
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    const prefix = uniquePrefix();
+    const queue = createBullQueue({ redisUrl: url.toString(), prefix, log: silent, commandTimeoutMs: 300, socketTimeoutMs: 1000 });
+    cleanups.push(() => proxy.close(), () => dropQueue(REDIS!, prefix), () => queue.close());
+    const job = (i: number) => ({ id: `outbox-${i}`, name: 'notify.comment', payload: { workspaceId: 'ws', taskId: `t${i}`, commentId: `c${i}`, actorId: 'u' }, timestamp: Date.now() });
+    await queue.add([job(1)]);
+    const opened = proxy.accepted;
+
+    proxy.set('hold');
+    expect(await within(queue.add([job(2)]), 3000)).toBeInstanceOf(Error);
+    // Not kept until TCP gives up: the silent connection is closed and another one opened (silent too, for now).
+    await vi.waitFor(() => expect(proxy.accepted).toBeGreaterThan(opened), { timeout: 5000, interval: 50 });
+
+    proxy.set('pass');
+    await vi.waitFor(() => queue.add([job(2)]), { timeout: 10_000, interval: 200 });
+    const connection = new Redis(REDIS!, { maxRetriesPerRequest: null });
+    const q = new Queue(QUEUE_NAME, { connection, prefix });
+    try {
+      expect((await q.getWaiting(0, 10)).map((j) => j.id).sort()).toEqual(['outbox-1', 'outbox-2']);
+    } finally {
+      await q.close();
+      connection.disconnect();
+    }
   });
 });

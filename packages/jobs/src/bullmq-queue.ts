@@ -12,6 +12,8 @@ export interface BullQueueOptions {
   log: Log;
   /** A producer command (add, counts, failed, retry) Redis has not answered by then fails (default 5000 ms). */
   commandTimeoutMs?: number | undefined;
+  /** A connection that receives nothing this long while commands wait is closed and reopened (default 30 s). */
+  socketTimeoutMs?: number | undefined;
 }
 
 const DAY_S = 86_400;
@@ -20,6 +22,13 @@ const DAY_S = 86_400;
  * (the rows stay in the outbox), and the operator API's and /metrics' queue reads answer instead of hanging.
  */
 export const QUEUE_COMMAND_TIMEOUT_MS = 5000;
+/**
+ * A Redis connection on which nothing has come back for this long while commands wait is given up (ioredis
+ * socketTimeout) and reopened: a peer that vanished without a reset (a partition, a failover to another address)
+ * would otherwise hold it until TCP gives up, about 15 minutes, and a command timeout alone fails each command but
+ * keeps the dead connection. Above BullMQ's longest blocking wait for a job (10 s), so an idle worker is not cut.
+ */
+export const QUEUE_SOCKET_TIMEOUT_MS = 30_000;
 
 /**
  * The queue on Redis through BullMQ. Adding is idempotent by job id (BullMQ ignores an id it holds), so an outbox
@@ -28,7 +37,10 @@ export const QUEUE_COMMAND_TIMEOUT_MS = 5000;
  */
 export function createBullQueue(o: BullQueueOptions): JobQueue {
   const prefix = o.prefix ?? DEFAULT_PREFIX;
-  const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: o.commandTimeoutMs ?? QUEUE_COMMAND_TIMEOUT_MS });
+  const socketTimeout = o.socketTimeoutMs ?? QUEUE_SOCKET_TIMEOUT_MS;
+  const producer = new Redis(o.redisUrl, {
+    maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: o.commandTimeoutMs ?? QUEUE_COMMAND_TIMEOUT_MS, socketTimeout,
+  });
   producer.on('error', (err) => o.log.debug({ err: err.message }, 'queue redis error'));
   // The BullMQ Queue is made once the connection is up. A Queue that starts initializing on a connection that
   // never comes up rejects its init after close() has dropped its listeners: an unhandled rejection that would
@@ -87,7 +99,8 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       // A worker blocks on Redis, so it needs its own connection that retries forever. The BullMQ Worker is made
       // once that connection is up, for the same reason as the Queue above: one made on a connection that never
       // comes up rejects its init after close() and would take the process down.
-      const connection = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
+      // No command timeout (BullMQ's blocking waits and retries need none), but a silent connection is reopened.
+      const connection = new Redis(o.redisUrl, { maxRetriesPerRequest: null, socketTimeout });
       connection.on('error', (err) => o.log.debug({ err: err.message }, 'worker redis error'));
       const lockDuration = opts.lockDurationMs ?? 30_000;
       let worker: Worker | undefined;
