@@ -61,6 +61,37 @@ describe.skipIf(!PG)('requestDeadline on PostgreSQL', () => {
   });
 });
 
+describe.skipIf(!PG)('DATABASE_MAX_WAITING on PostgreSQL', () => {
+  it('answers 503 with Retry-After at once, not at the deadline, to the requests past the waiting limit on a silent database', async () => {
+    const target = new URL(PG!);
+    const proxy = await startFaultProxy({ port: Number(target.port || 5432), host: target.hostname });
+    const url = new URL(PG!);
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    // One connection and one waiting request at most: the third request finds the queue full.
+    const db = openDatabase({ databaseUrl: url.toString(), poolMax: 1, maxWaiting: 1 });
+    cleanup.push(() => proxy.close(), () => db.destroy());
+    const deadlineMs = 3000;
+    const get = await serve(db, deadlineMs);
+    expect((await get('/db')).status).toBe(200);
+    proxy.set('hold');
+    const onTheConnection = get('/db');
+    await new Promise((r) => setTimeout(r, 100));
+    const waiting = get('/db');
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    const refused = await get('/db');
+    const refusedMs = Date.now() - started;
+    expect(refused).toMatchObject({ status: 503, body: { error: { code: 'service_unavailable' } } });
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    // Refused without joining the queue: well before the deadline the other two wait for.
+    expect(refusedMs).toBeLessThan(deadlineMs / 2);
+    for (const r of await Promise.all([onTheConnection, waiting])) expect(r.status).toBe(503);
+    proxy.set('pass');
+    expect((await get('/db')).status).toBe(200);
+  });
+});
+
 describe('requestDeadline', () => {
   it('answers 503 with Retry-After for a request stuck on something else than the database', async () => {
     const get = await serve(undefined, 100);

@@ -114,7 +114,7 @@ describe.skipIf(!PG)('request deadline on PostgreSQL through a faulty network', 
     expect((await db.raw('select 3 as n')).rows[0].n).toBe(3);
   });
 
-  it('leaves work outside a deadline alone (the worker, the relay)', async () => {
+  it('leaves work outside any deadline alone (migrations; the worker and the relay set deadlines of their own)', async () => {
     const { proxy, db } = await throughProxy();
     await db.raw('select 1');
     proxy.set({ delayMs: 300 });
