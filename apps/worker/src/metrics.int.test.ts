@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
 import { sampleValue } from '../../../packages/http/src/metrics-sample.js';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../packages/store/src/testing.js';
+import { createTestDatabase } from '../../../packages/store/src/testing.js';
 import { freePort, PrivateRedis } from './test/processes.js';
 import { uniquePrefix } from './test/stack.js';
 import { createWorkerApp } from './worker.js';
@@ -14,9 +14,9 @@ afterEach(async () => {
 
 /** A consuming runtime (BullMQ on the given Redis, else the in-process queue) and the worker's HTTP app on it. */
 async function startWorkerApp(redisUrl?: string): Promise<{ runtime: Runtime; url: string }> {
-  const databaseUrl = await createTestDatabaseUrl();
+  const { databaseUrl, pglite, drop } = await createTestDatabase();
   const runtime = await createRuntime({
-    databaseUrl, redisUrl, rateLimitPerMinute: 1, logger: createLogger('silent', 'test'), consumeJobs: true, queuePrefix: uniquePrefix(),
+    databaseUrl, pglite, redisUrl, rateLimitPerMinute: 1, logger: createLogger('silent', 'test'), consumeJobs: true, queuePrefix: uniquePrefix(),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = createWorkerApp(runtime).listen(0, '127.0.0.1', () => resolve(s));
@@ -24,7 +24,7 @@ async function startWorkerApp(redisUrl?: string): Promise<{ runtime: Runtime; ur
   cleanups.push(async () => {
     await new Promise((resolve) => server.close(resolve));
     await runtime.close();
-    await dropTestDatabase(databaseUrl);
+    await drop();
   });
   const addr = server.address();
   return { runtime, url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}` };

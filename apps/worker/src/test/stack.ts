@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { keys, people, SCOPES } from '@tt/domain';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
 import { QUEUE_NAME } from '@tt/jobs';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../../packages/store/src/testing.js';
+import { createTestDatabase } from '../../../../packages/store/src/testing.js';
 import { ConfigSchema } from '../../../api/src/config.js';
 import { startApi, type ApiServer } from '../../../api/src/server.js';
 
@@ -49,10 +49,10 @@ export async function apiOn(runtime: Runtime): Promise<Pick<Stack, 'api' | 'call
 export const uniquePrefix = (): string => `tt-test-${randomBytes(4).toString('hex')}`;
 
 export async function startStack(o: { redisUrl: string; prefix?: string; consume: boolean }): Promise<Stack> {
-  const databaseUrl = await createTestDatabaseUrl();
+  const { databaseUrl, pglite, drop } = await createTestDatabase();
   const prefix = o.prefix ?? uniquePrefix();
   const runtime = await createRuntime({
-    databaseUrl, redisUrl: o.redisUrl, rateLimitPerMinute: 100_000, logger: createLogger('silent', 'test'), consumeJobs: o.consume,
+    databaseUrl, pglite, redisUrl: o.redisUrl, rateLimitPerMinute: 100_000, logger: createLogger('silent', 'test'), consumeJobs: o.consume,
     queuePrefix: prefix, jobConcurrency: 4,
   });
   const { api, call, op } = await apiOn(runtime);
@@ -61,7 +61,7 @@ export async function startStack(o: { redisUrl: string; prefix?: string; consume
     async close() {
       await api.stop();
       await runtime.close();
-      await dropTestDatabase(databaseUrl);
+      await drop();
     },
   };
 }

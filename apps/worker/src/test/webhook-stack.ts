@@ -1,6 +1,6 @@
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '@tt/domain';
 import { createLogger, createRuntime, type Runtime } from '@tt/http';
-import { createTestDatabaseUrl, dropTestDatabase } from '../../../../packages/store/src/testing.js';
+import { createTestDatabase } from '../../../../packages/store/src/testing.js';
 import type { ApiServer } from '../../../api/src/server.js';
 import { apiOn, dropQueue, team, uniquePrefix, type Res } from './stack.js';
 
@@ -25,10 +25,10 @@ export const FAST: Partial<WebhookPolicy> = { retryBaseMs: 20, retryMaxDelayMs: 
 export async function startWebhookStack(o: {
   redisUrl?: string | undefined; consume: boolean; allowPrivate: boolean; policy?: Partial<WebhookPolicy>;
 }): Promise<WebhookStack> {
-  const databaseUrl = await createTestDatabaseUrl();
+  const { databaseUrl, pglite, drop } = await createTestDatabase();
   const prefix = uniquePrefix();
   const runtime = await createRuntime({
-    databaseUrl, redisUrl: o.redisUrl, rateLimitPerMinute: 100_000, logger: createLogger('silent', 'test'), consumeJobs: o.consume,
+    databaseUrl, pglite, redisUrl: o.redisUrl, rateLimitPerMinute: 100_000, logger: createLogger('silent', 'test'), consumeJobs: o.consume,
     queuePrefix: prefix, jobConcurrency: 4, webhookConcurrency: 4,
     webhooks: { allowPrivate: o.allowPrivate, policy: { ...DEFAULT_WEBHOOK_POLICY, ...o.policy } },
   });
@@ -41,7 +41,7 @@ export async function startWebhookStack(o: {
       await api.stop();
       await runtime.close();
       if (o.redisUrl) await Promise.all(['jobs', 'webhooks'].map((name) => dropQueue(o.redisUrl!, prefix, name)));
-      await dropTestDatabase(databaseUrl);
+      await drop();
     },
   };
 }
