@@ -5,13 +5,15 @@
 // ratio on / off per scenario (goal: within 2 %).
 //   pnpm run build && npx tsx scripts/bench/deadline-ab.mjs
 // Env: BENCH_TASKS (20000), BENCH_ROUNDS (3), BENCH_DURATION (s per turn, 10), BENCH_CONNECTIONS (10),
-// BENCH_REUSE=1 / BENCH_KEEP=1 (see seed.mjs).
+// BENCH_ONLY (a part of a scenario's name), BENCH_REUSE=1 / BENCH_KEEP=1 (see seed.mjs).
 import { get, measure, startBuiltApi } from './lib.mjs';
 import { withSeededApi } from './seed.mjs';
 
 const DB = 'tt_bench_deadline';
 const TASKS = Number(process.env.BENCH_TASKS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_ONLY: run only the scenarios whose name contains it (e.g. `{key}`). */
+const ONLY = process.env.BENCH_ONLY;
 
 /** The built API on `DB` with REQUEST_DEADLINE_MS set to `ms` ('0' = off). */
 async function apiWith(ms) {
@@ -33,7 +35,7 @@ await withSeededApi(DB, TASKS, async ({ db, workspaceId, userIds, token, columns
     ['GET /tasks?projectId&category=todo', get(`/tasks?projectId=${columns[0].project_id}&category=todo&limit=100`)],
     ['GET /tasks (my open tasks)', get('/tasks')],
     ['GET /tasks?assigneeId&category=progress', get(`/tasks?assigneeId=${userIds[7]}&category=progress`)],
-  ];
+  ].filter(([name]) => !ONLY || name.includes(ONLY));
   const on = await apiWith('5000');
   const off = await apiWith('0');
   try {
