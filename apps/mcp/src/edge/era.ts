@@ -1,3 +1,4 @@
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
   classifyInboundRequest,
@@ -13,7 +14,6 @@ import type { Era } from '../server.js';
 import type { ToolContext } from '../tool.js';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
 import { serveJsonExchange } from './json-exchange.js';
-import { serveFetch } from './web-bridge.js';
 
 /** The revisions the gateway speaks, newest first: 2026-07-28 and every 2025-era revision the SDK serves. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
@@ -63,6 +63,7 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
     },
     { legacy: 'reject', bus: o.bus, maxSubscriptions: o.maxSubscriptions, onerror: o.onerror },
   );
+  const node = toNodeHandler(modern, { onerror: o.onerror });
 
   return {
     bus: modern.bus,
@@ -83,7 +84,8 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
       }
       if (route.kind !== 'legacy') {
         const carrier: Carrier = { token: '', clientId: ctx.actor.key.id, scopes: [...ctx.actor.key.scopes], extra: { [CONTEXT]: ctx, [METHOD]: methodOf(body) } };
-        return serveFetch(modern.fetch, req, res, carrier);
+        (req as Request & { auth?: AuthInfo }).auth = carrier;
+        return node(req, res, body);
       }
       await serveJsonExchange(o.build(ctx, 'legacy', methodOf(body)), req, res, legacyNotFound);
     },
