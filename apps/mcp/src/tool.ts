@@ -157,9 +157,14 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
   return [...allowed.keys()];
 }
 
-/** "12 of 40 tasks shown. More: ... cursor" — a list never ends silently. `noun` is singular. */
-export function pageNote(shown: number, total: number, noun: string, nextCursor: string | null): string {
-  const of = `${total} ${total === 1 ? noun : `${noun}s`}`;
+/**
+ * "12 of 40 tasks shown. More: ... cursor" — a list never ends silently. `noun` is singular (`plural` when adding an
+ * s is wrong); `capped`: the count stopped at `total`, so more match ("of more than 1000").
+ */
+export function pageNote(
+  shown: number, total: number, noun: string, nextCursor: string | null, o: { plural?: string; capped?: boolean } = {},
+): string {
+  const of = `${o.capped ? 'more than ' : ''}${total} ${total === 1 && !o.capped ? noun : (o.plural ?? `${noun}s`)}`;
   if (nextCursor) return `${shown} of ${of} shown. More: call again with cursor "${nextCursor}".`;
   return shown === total ? `${of}.` : `${shown} of ${of} shown (last page).`;
 }

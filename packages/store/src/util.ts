@@ -67,6 +67,9 @@ export async function pageById<R, T>(
   return { rows: kept.map(map), next: more && last ? String(last[idKey]) : null, total: num(countRow?.n) };
 }
 
+/** The order of a newest-first page: (`column`, `id`) descending, the order its index keeps. */
+const newestFirst = (key: { column: string; id: string }) => [{ column: key.column, order: 'desc' as const }, { column: key.id, order: 'desc' as const }];
+
 /**
  * Keyset page newest first over (`column`, `id`), both descending. The position is "<value>|<id>", the value an
  * epoch-ms number or a YYYY-MM-DD day; the count uses `base`, the rows `select(base)`.
@@ -86,7 +89,7 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
     rowsQ.whereRaw(`(??, ??) < (${cast}, ?)`, [key.column, key.id, key.value === 'day' ? value : Number(value), id]);
   }
   const [rows, countRow] = await concurrently<[R[], { n: unknown } | undefined]>(base, [
-    () => rowsQ.orderBy([{ column: key.column, order: 'desc' }, { column: key.id, order: 'desc' }]).limit(page.limit + 1) as PromiseLike<R[]>,
+    () => rowsQ.orderBy(newestFirst(key)).limit(page.limit + 1) as PromiseLike<R[]>,
     () => countOf(base, key, page.countAtMost),
   ]);
   const more = rows.length > page.limit;
@@ -111,7 +114,7 @@ function countOf(base: Knex.QueryBuilder, key: { column: string; id: string }, a
   const first = base
     .clone()
     .select(base.client.raw('1'))
-    .orderBy([{ column: key.column, order: 'desc' }, { column: key.id, order: 'desc' }])
+    .orderBy(newestFirst(key))
     .limit(atMost + 1);
   return base.client.queryBuilder().count({ n: '*' }).from(first.as('counted')).first() as PromiseLike<{ n: unknown } | undefined>;
 }

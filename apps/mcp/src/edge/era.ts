@@ -92,7 +92,6 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
   };
 }
 
-
 /**
  * A missing resource is -32002 on 2025-era revisions (their spec's code; clients of those revisions look for it). The
  * SDK answers -32602 with `data: {uri}` on every revision, which is the 2026-07-28 rule, so the 2025 side renames it.

@@ -51,9 +51,8 @@ export const listActivity = defineTool({
       (p) => (args.format === 'json' ? JSON.stringify(p.data).length : table(p.data, tz).length),
     );
     // The feed counts at most ACTIVITY_COUNT_CAP entries: past that the note says "more than", never a false total.
-    const capped = page.totalCapped === true;
-    const note = pageNote(page.data.length, page.total, 'entry', page.nextCursor).replace('entrys', 'entries').replace(` of ${page.total} `, capped ? ` of more than ${page.total} ` : ` of ${page.total} `);
-    const index = { format: args.format, total: page.total, totalCapped: capped, shown: page.data.length, nextCursor: page.nextCursor };
+    const note = pageNote(page.data.length, page.total, 'entry', page.nextCursor, { plural: 'entries', capped: page.totalCapped });
+    const index = { format: args.format, total: page.total, totalCapped: page.totalCapped, shown: page.data.length, nextCursor: page.nextCursor };
     return answer(
       args.format,
       () => (page.data.length ? `Activity, newest first (times in ${tz}):\n\n${table(page.data, tz)}\n\n${note}` : 'No activity matches these filters.'),
