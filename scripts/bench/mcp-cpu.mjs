@@ -9,7 +9,7 @@
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { benchWorkspace, call, freshDatabase, startBuiltApi } from './lib.mjs';
-import { startBuiltMcp } from './mcp-process.mjs';
+import { startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
 const NAME = 'tt_bench_mcp_cpu';
 const drop = await freshDatabase(NAME);
 const api = await startBuiltApi(NAME);
@@ -24,17 +24,15 @@ try {
   /** User + system CPU time of process `pid`, in ms (clock ticks of 10 ms). */
   const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10; };
   const N = Number(process.env.N ?? 1500);
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'b', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-  const mcpReq = (modern, tool, args) => ({ method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': tool } : {}) }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args, ...(modern ? { _meta: meta } : {}) } }) });
   const cases = [
     ['REST /context', api, { method: 'GET', path: `/v1/tasks/${task.key}/context` }],
     ['REST /me', api, { method: 'GET', path: '/v1/me' }],
   ];
   for (const [tag, proc] of [['new', mcp], ...(old ? [['old', old]] : [])]) cases.push(
-    [`${tag} get_task 2025`, proc, mcpReq(false, 'get_task', { task: task.key })],
-    [`${tag} get_task 2026`, proc, mcpReq(true, 'get_task', { task: task.key })],
-    [`${tag} whoami 2025`, proc, mcpReq(false, 'whoami', {})],
-    [`${tag} whoami 2026`, proc, mcpReq(true, 'whoami', {})]);
+    [`${tag} get_task 2025`, proc, toolCallRequest(false, 'get_task', { task: task.key })],
+    [`${tag} get_task 2026`, proc, toolCallRequest(true, 'get_task', { task: task.key })],
+    [`${tag} whoami 2025`, proc, toolCallRequest(false, 'whoami', {})],
+    [`${tag} whoami 2026`, proc, toolCallRequest(true, 'whoami', {})]);
   const got = new Map();
   for (let round = 0; round < Number(process.env.ROUNDS ?? 5); round++) for (const [label, proc, req] of cases) {
     const opts = { url: proc.base, connections: 4, headers: { authorization: `Bearer ${token}` }, requests: [req] };

@@ -25,6 +25,25 @@ export async function startBuiltMcp(dbName, main = join(ROOT, 'apps', 'mcp', 'di
   return { base, pid: child.pid, stop: async () => (child.kill('SIGTERM'), await exited) };
 }
 
+/** The 2026-07-28 `_meta` envelope of a bench client. */
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/**
+ * An autocannon request for `tools/call name(args)` on /mcp: 2026-07-28 (`modern`: the `_meta` envelope and the
+ * standard headers) or the 2025-era leg (neither). The caller adds the authorization header.
+ */
+export function toolCallRequest(modern, name, args) {
+  return {
+    method: 'POST',
+    path: '/mcp',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      ...(modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...(modern ? { _meta: META } : {}) } }),
+  };
+}
+
 /** One 2026-07-28 request (the `_meta` envelope and standard headers) to the mcp process; returns the JSON-RPC answer. */
 export async function modernCall(base, token, method, params) {
   const res = await fetch(`${base}/mcp`, {
@@ -35,7 +54,7 @@ export async function modernCall(base, token, method, params) {
     },
     body: JSON.stringify({
       jsonrpc: '2.0', id: 1, method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: { ...params, _meta: META },
     }),
   });
   const text = await res.text();

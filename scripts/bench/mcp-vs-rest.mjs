@@ -1,7 +1,7 @@
 #!/usr/bin/env -S npx tsx
 // tools/call through MCP against REST by key, A/B in one run, in both protocol eras: the built API and the built mcp
 // process on one PostgreSQL database, the same task read three ways in alternating rounds:
-//   REST            GET /v1/tasks/{key}
+//   REST            GET /v1/tasks/{key}/context (BENCH_PAIR below)
 //   MCP 2025-11-25  POST /mcp tools/call get_task (no envelope: the 2025-era leg, JSON answer)
 //   MCP 2026-07-28  POST /mcp tools/call get_task with the _meta envelope and the standard headers
 // and prints each MCP rate against REST's (goal: at least 0.9). BENCH_PAIR: `context` (default) pairs get_task with its REST
@@ -10,7 +10,7 @@
 //   pnpm run build && npx tsx scripts/bench/mcp-vs-rest.mjs
 // Env: BENCH_ROUNDS (3), BENCH_DURATION (s per scenario, 10), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_REDIS_URL.
 import { benchWorkspace, call, freshDatabase, measure, openDatabase, databaseUrl, startBuiltApi } from './lib.mjs';
-import { startBuiltMcp } from './mcp-process.mjs';
+import { startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const NAME = 'tt_bench_mcp_rest';
@@ -23,21 +23,7 @@ try {
   const project = (await call(api.base, token, 'POST', '/v1/projects', { name: 'Bench', key: 'BEN', template: 'scrum' })).data;
   const task = (await call(api.base, token, 'POST', '/v1/tasks', { title: 'Read me', projectId: project.id, description: 'A task read three ways.' })).data;
   mcp = await startBuiltMcp(NAME);
-  const toolCall = (modern, name = 'get_task', args = { task: task.key }) => ({
-    method: 'POST',
-    path: '/mcp',
-    headers: {
-      'content-type': 'application/json', accept: 'application/json, text/event-stream',
-      ...(modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0', id: 1, method: 'tools/call',
-      params: {
-        name, arguments: args,
-        ...(modern ? { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } : {}),
-      },
-    }),
-  });
+  const toolCall = (modern, name = 'get_task', args = { task: task.key }) => toolCallRequest(modern, name, args);
   // Each way answers before it is measured (a wrong setup is never benchmarked).
   for (const modern of [false, true]) {
     const r = toolCall(modern);
