@@ -68,6 +68,8 @@ describe('prepared', () => {
         '', `projectId=${project.id}`, `projectId=${project.id}&category=todo`, 'category=progress', 'assigneeId=none',
         `statusId=${status}&orderBy=position`, 'priority=high,highest', 'orderBy=priority',
         `projectId=${project.id}&orderBy=dueDate`, 'orderBy=updated', 'type=bug', `boardId=${project.boards[0].id}&limit=2`,
+        // A person and a text: a top-N of the match set, which is read from its own index whatever the value.
+        'q=seed', `assigneeId=${ws.adminUser.id}`, 'assigneeId=me&category=progress',
       ];
       for (const query of shapes) {
         const first = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
@@ -78,9 +80,9 @@ describe('prepared', () => {
       }
     });
 
-    it('GET /tasks: text, labels, date or time bounds, a person are planned for their values (the list statement unnamed)', async () => {
+    it('GET /tasks: labels, date or time bounds, a reporter are planned for their values (the list statement unnamed)', async () => {
       const person = ws.adminUser.id;
-      for (const query of ['q=seed', 'label=a', `updatedSince=${Date.now() - 60_000}`, 'dueBefore=2030-01-01', `assigneeId=${person}`, `assigneeId=${person}&category=progress`, `reporterId=${person}`]) {
+      for (const query of ['label=a', `updatedSince=${Date.now() - 60_000}`, 'dueBefore=2030-01-01', `reporterId=${person}`]) {
         const s = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
         // The key (and, for a reporter, the person's lookup) named; the list last, unnamed.
         expect(s.length, `${query}\n${show(s)}`).toBeGreaterThanOrEqual(2);

@@ -49,7 +49,8 @@ function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
           "tasks.search @@ (websearch_to_tsquery('simple', ?) || websearch_to_tsquery('english', ?) || websearch_to_tsquery('russian', ?))",
           [q2, q2, q2],
         )
-        .orWhere('tasks.key', q2.toUpperCase()),
+        // upper() in SQL rather than in JS: the statement's text and its bound values stay apart (see listSql).
+        .orWhereRaw('tasks.key = upper(?)', [q2]),
     );
   }
   if (f.archived === 'false') q.whereNull('tasks.archived_at');
@@ -161,17 +162,18 @@ export function taskListQueries(
  * lengths, order, cursor), so a prepared one is parsed and planned once per connection and shape; PostgreSQL then
  * runs a generic plan once it finds that plan no costlier than the plans made for the values. That holds where the
  * conditions are on the layout (project, board, column, category), type, priority or archived: about as many tasks
- * match any value, and an ordered walk of an index stops at the page. It does not where the selectivity is in the
- * value: a search text, labels, a date or time bound (`updatedSince` of a minute or of a year), and a person or a
- * parent (a new member has no tasks, another has thousands). The generic plan walks the workspace's tasks in id
- * order waiting for a page of a person's tasks: 2 177 buffers at 40 000 tasks for someone with none, where the plan
- * for the value reads 11 (`list-plans.int.test.ts`). Those shapes are planned for their values at every request.
+ * match any value, and an ordered walk of an index stops at the page. It holds too for a person (`assigneeId`) and a
+ * search text (`q`), whose page is a top-N of the match set read once (`taskListQueries`): the match set is read from
+ * its own index whatever the value, so there is no walk to go wrong, and the generic plan reads what the plan for the
+ * value reads (`list-plans.int.test.ts`, for a member with no tasks and one with many). Planning such a statement
+ * costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk remains and the selectivity is in
+ * the value: labels (a rare label walks the workspace waiting for matches), a date or time bound (`updatedSince` of
+ * a minute or of a year), a reporter or a parent. Those shapes are planned for their values at every request.
  */
 export function preparedShape(f: TaskFilter): boolean {
   return (
-    !f.q && !f.labels?.length && f.updatedSince === undefined && !f.dueBefore && !f.dueAfter &&
-    (f.assigneeId === undefined || f.assigneeId === 'none') && f.reporterId === undefined &&
-    (f.parentId === undefined || f.parentId === 'none')
+    !f.labels?.length && f.updatedSince === undefined && !f.dueBefore && !f.dueAfter &&
+    f.reporterId === undefined && (f.parentId === undefined || f.parentId === 'none')
   );
 }
 
@@ -179,10 +181,110 @@ export function preparedShape(f: TaskFilter): boolean {
 const MAX_LIST_SHAPES = 100;
 const listStatement = statementFamily(MAX_LIST_SHAPES);
 
-/** Runs the page query of a filter: rows, the position after the last one, and the exact total. */
-export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>> {
+/** A filter's value fields: the strings and numbers bound as they are, and the lists bound element by element or whole. */
+const VALUE_FIELDS = [
+  'workspaceId', 'userId', 'projectId', 'boardId', 'statusId', 'category', 'reporterId', 'dueBefore', 'updatedSince', 'q',
+  'dueAfter', 'createdSince', 'createdBefore',
+] as const;
+const LIST_FIELDS = ['visibleProjectIds', 'types', 'priorities', 'labels', 'statusIds', 'categories'] as const;
+/** Stands for the page's row count (limit + 1) while a shape is built: a number, as Knex binds limits. */
+const TAKE = 2_000_000_011;
+const mark = (i: number) => `\u0000${i}\u0000`;
+type Slot = { value: unknown } | { param: number } | { params: number[] };
+
+/**
+ * The shape of a filter and page: which fields are given (lists by length), the special values that change the SQL
+ * (`assigneeId=none`, `parentId=none`), the order, archived, and whether a cursor follows. Undefined when the text
+ * itself depends on a value: a parent given by key or id, an empty string, or a cursor of a column or keyed order
+ * (parsed into its parts): those pages are built at each request.
+ */
+function shapeKey(f: TaskFilter, page: PageRequest): string | undefined {
+  if (page.after !== undefined && f.orderBy !== 'created') return undefined;
+  if (f.parentId !== undefined && f.parentId !== 'none') return undefined;
+  let key = `${f.orderBy}|${f.archived}|${page.after === undefined ? '' : 'a'}|${f.assigneeId === 'none' ? 'n' : f.assigneeId === undefined ? '' : '+'}|${f.parentId ?? ''}|`;
+  for (const k of VALUE_FIELDS) {
+    const v = f[k];
+    if (v === '') return undefined;
+    key += v === undefined ? '-' : '+';
+  }
+  for (const k of LIST_FIELDS) key += `${f[k] === undefined || f[k] === null ? '-' : f[k]!.length},`;
+  return key;
+}
+
+/** The values of a filter and page in marker order: the value fields, the lists' elements, a person, the cursor. */
+function valuesOf(f: TaskFilter, page: PageRequest): unknown[] {
+  const values: unknown[] = [];
+  for (const k of VALUE_FIELDS) if (f[k] !== undefined) values.push(f[k]);
+  for (const k of LIST_FIELDS) if (f[k]) values.push(...f[k]!);
+  if (f.assigneeId !== undefined && f.assigneeId !== 'none') values.push(f.assigneeId);
+  if (page.after !== undefined) values.push(page.after);
+  return values;
+}
+
+/** The same filter and page with every value a marker (`mark(i)`, in `valuesOf`'s order) and the row count `TAKE`. */
+function marked(f: TaskFilter, page: PageRequest): { f: TaskFilter; page: PageRequest; count: number } {
+  let n = 0;
+  const m: Record<string, unknown> = { ...f };
+  for (const k of VALUE_FIELDS) if (f[k] !== undefined) m[k] = mark(n++);
+  for (const k of LIST_FIELDS) if (f[k]) m[k] = f[k]!.map(() => mark(n++));
+  if (f.assigneeId !== undefined && f.assigneeId !== 'none') m.assigneeId = mark(n++);
+  const after = page.after === undefined ? undefined : mark(n++);
+  return { f: m as unknown as TaskFilter, page: { limit: TAKE - 1, after }, count: n };
+}
+
+/** Where each binding of a shape built with markers comes from; undefined if a value was changed on its way in. */
+function slotsOf(bindings: readonly unknown[], count: number): Slot[] | undefined {
+  const index = (v: unknown) => (typeof v === 'string' && v.startsWith('\u0000') ? Number(v.slice(1, -1)) : -1);
+  const used = new Set<number>();
+  const slots: Slot[] = [];
+  for (const b of bindings) {
+    if (b === TAKE) slots.push({ param: -1 });
+    else if (Array.isArray(b) && b.some((x) => index(x) >= 0)) {
+      const at = b.map(index);
+      if (at.some((i) => i < 0)) return undefined;
+      at.forEach((i) => used.add(i));
+      slots.push({ params: at });
+    } else if (index(b) >= 0) {
+      if (b !== mark(index(b))) return undefined;
+      used.add(index(b));
+      slots.push({ param: index(b) });
+    } else if (typeof b === 'string' && b.includes('\u0000')) return undefined;
+    else slots.push({ value: b });
+  }
+  return used.size === count ? slots : undefined;
+}
+
+/** Shapes whose SQL is kept, at most (past it a shape is built at each request). */
+const MAX_SHAPE_SQL = 500;
+const shapeSql = new Map<string, { sql: string; slots: Slot[] } | null>();
+
+/**
+ * The page statement of a filter: built by Knex once per shape (`shapeKey`) with markers in place of the values, and
+ * from then on only bound. Building the statement cost more CPU than PostgreSQL spends running a prepared one.
+ */
+export function listSql(db: Knex, f: TaskFilter, page: PageRequest): { sql: string; bindings: readonly unknown[]; offset: number; kept: boolean } {
+  const key = shapeKey(f, page);
+  let cached = key === undefined ? null : shapeSql.get(key);
+  if (key !== undefined && cached === undefined) {
+    const m = marked(f, page);
+    const { sql, bindings } = taskListQueries(db, m.f, m.page).page.toSQL();
+    const slots = slotsOf(bindings, m.count);
+    cached = slots ? { sql, slots } : null;
+    if (shapeSql.size < MAX_SHAPE_SQL) shapeSql.set(key, cached);
+  }
+  if (cached) {
+    const m = valuesOf(f, page);
+    const bindings = cached.slots.map((s) => ('value' in s ? s.value : 'params' in s ? s.params.map((i) => m[i]) : s.param < 0 ? page.limit + 1 : m[s.param]));
+    return { sql: cached.sql, bindings, offset: 0, kept: true };
+  }
   const q = taskListQueries(db, f, page);
   const { sql, bindings } = q.page.toSQL();
+  return { sql, bindings, offset: q.offset, kept: false };
+}
+
+/** Runs the page query of a filter: rows, the position after the last one, and the exact total. */
+export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>> {
+  const { sql, bindings, offset } = listSql(db, f, page);
   const all = await listStatement(db, sql, bindings, preparedShape(f));
   const total = num(all[0]?.total);
   const rows = all.filter((r) => r.id !== null && r.id !== undefined);
@@ -191,8 +293,8 @@ export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Pro
   const last = kept[kept.length - 1];
   if (f.orderBy === 'position') {
     return {
-      rows: kept.map((r, i) => ({ ...TASK.read(r), position: q.offset + i })),
-      next: more && last ? position(Number(last.rank), last.id, q.offset + kept.length) : null,
+      rows: kept.map((r, i) => ({ ...TASK.read(r), position: offset + i })),
+      next: more && last ? position(Number(last.rank), last.id, offset + kept.length) : null,
       total,
     };
   }

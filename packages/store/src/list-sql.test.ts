@@ -1,0 +1,72 @@
+import knex from 'knex';
+import { describe, expect, it } from 'vitest';
+import type { PageRequest, TaskFilter } from '@tt/domain';
+import { listSql, taskListQueries } from './repos/tasks/list.js';
+
+/*
+ * A task list's statement is built by Knex once per filter shape and afterwards only bound (`listSql`): for every
+ * shape, with values other than the ones it was built with, the kept text and its bindings must be exactly what Knex
+ * builds for those values.
+ */
+
+const db = knex({ client: 'pg' });
+const base = (n: number): TaskFilter => ({ workspaceId: `ws_${n}`, userId: `usr_${n}`, visibleProjectIds: null, archived: 'false', orderBy: 'created' });
+
+const SHAPES: Array<[string, (n: number) => Partial<TaskFilter>, ((n: number) => string)?]> = [
+  ['no filter', () => ({})],
+  ['next page', () => ({}), (n) => `task_${n}`],
+  ['projectId + category', (n) => ({ projectId: `prj_${n}`, category: n % 2 ? 'todo' : 'done' })],
+  ['key limited to projects', (n) => ({ visibleProjectIds: [`prj_a${n}`, `prj_b${n}`] })],
+  ['key with no projects', () => ({ visibleProjectIds: [] })],
+  ['boardId + statusId, position', (n) => ({ boardId: `brd_${n}`, statusId: `col_${n}`, orderBy: 'position' })],
+  ['assignee', (n) => ({ assigneeId: `usr_x${n}` })],
+  ['my open tasks', (n) => ({ assigneeId: `usr_${n}`, category: 'progress' })],
+  ['assigneeId=none', () => ({ assigneeId: 'none' })],
+  ['parentId=none', () => ({ parentId: 'none' })],
+  ['reporter', (n) => ({ reporterId: `usr_r${n}` })],
+  ['types and priorities', (n) => ({ types: n % 2 ? ['bug'] : ['task'], priorities: ['high', n % 2 ? 'low' : 'highest'] })],
+  ['labels', (n) => ({ labels: [`l${n}`, `m${n}`] })],
+  ['labels in a project', (n) => ({ labels: [`l${n}`], projectId: `prj_${n}` })],
+  ['q', (n) => ({ q: `word${n} "quoted"` })],
+  ['updatedSince', (n) => ({ updatedSince: 1_700_000_000_000 + n })],
+  ['due bounds', (n) => ({ dueBefore: `2026-0${n}-01`, dueAfter: `2025-0${n}-01` })],
+  ['created bounds', (n) => ({ createdSince: n, createdBefore: 2 * n + 10 })],
+  ['statuses and categories', (n) => ({ statusIds: [`c${n}`, `d${n}`], categories: ['todo', 'done'] })],
+  ['archived=all, orderBy=priority', () => ({ archived: 'all', orderBy: 'priority' })],
+  ['orderBy=updated', () => ({ orderBy: 'updated' })],
+  ['orderBy=dueDate in a project', (n) => ({ projectId: `prj_${n}`, orderBy: 'dueDate' })],
+  ['q next page', (n) => ({ q: `w${n}` }), (n) => `task_${n}`],
+];
+
+const expected = (f: TaskFilter, page: PageRequest) => {
+  const q = taskListQueries(db, f, page);
+  const { sql, bindings } = q.page.toSQL();
+  return { sql, bindings, offset: q.offset };
+};
+const built = (f: TaskFilter, page: PageRequest) => {
+  const { sql, bindings, offset, kept } = listSql(db, f, page);
+  return { got: { sql, bindings, offset }, kept };
+};
+
+describe('listSql: one statement text per filter shape', () => {
+  it.each(SHAPES)('%s: the kept text, bound with new values, is what Knex builds for them', (_name, filter, after) => {
+    for (const n of [1, 2, 3]) {
+      const f = { ...base(n), ...filter(n) };
+      const page = { limit: 10 * n, after: after?.(n) };
+      const { got, kept } = built(f, page);
+      expect(got).toEqual(expected(f, page));
+      expect(kept, 'the shape\'s text is kept and bound').toBe(true);
+    }
+  });
+
+  it('a cursor of a column or keyed order, and a parent, are built per request (their values shape the text)', () => {
+    const position = { ...base(1), statusId: 'col_1', orderBy: 'position' as const };
+    const page = { limit: 5, after: '1024|task_1|3' };
+    const parent = { ...base(1), parentId: 'PRJ-12' };
+    const updated = { ...base(1), orderBy: 'updated' as const };
+    const keyed = { limit: 5, after: '1700000000000|task_9' };
+    for (const [f, p] of [[position, page], [parent, { limit: 5 }], [updated, keyed]] as const) {
+      for (let i = 0; i < 2; i++) expect(built(f, p)).toEqual({ got: expected(f, p), kept: false });
+    }
+  });
+});
