@@ -66,7 +66,7 @@ app.get('/v1/tasks', async (req, res) => {
   if (q.boardId) where.push(`t.board_id = ${arg(q.boardId)}`);
   if (q.statusId) where.push(`t.status_id = ${arg(q.statusId)}`);
   if (q.category) where.push(`t.status_id in (select cs.id from statuses cs join boards cb on cb.id = cs.board_id where cb.workspace_id = $1 and cs.category = ${arg(q.category)})`);
-  if (q.assigneeId) where.push(`t.assignee_ids @> array[${arg(q.assigneeId)}]::text[]`);
+  if (q.assigneeId) where.push(`t.assignee_ids @> array[${arg(q.assigneeId === 'me' ? key.user_id : q.assigneeId)}]::text[]`);
   if (q.reporterId) where.push(`t.reporter_id = ${arg(q.reporterId)}`);
   if (q.label) where.push(`t.labels @> ${arg(q.label.split(','))}::text[]`);
   if (q.priority) where.push(`t.priority = any(${arg(q.priority.split(','))})`);
