@@ -293,7 +293,8 @@ export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Pro
   const last = kept[kept.length - 1];
   if (f.orderBy === 'position') {
     return {
-      rows: kept.map((r, i) => ({ ...TASK.read(r), position: offset + i })),
+      // The position set on the record, not spread into a copy: a spread of 26 fields makes a slow object to read.
+      rows: kept.map((r, i) => Object.assign(TASK.read(r), { position: offset + i })),
       next: more && last ? position(Number(last.rank), last.id, offset + kept.length) : null,
       total,
     };
