@@ -18,7 +18,8 @@ import { fixedRateApart } from './fixed-rate.mjs';
 import { databaseUrl, nodeArgs, ROOT } from './lib.mjs';
 import { withSeededApi } from './seed.mjs';
 
-const DB = 'tt_bench_floor';
+// BENCH_DB: another seeded database to reuse (with BENCH_REUSE=1), e.g. the matrix's tt_bench_matrix_1000000.
+const DB = process.env.BENCH_DB ?? 'tt_bench_floor';
 const TASKS = Number(process.env.BENCH_TASKS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
