@@ -69,6 +69,18 @@ describe('neutralise: the smuggling carriers of the research list', () => {
     expect(out).not.toMatch(/[\u2039\u3008\u02C2\u27E8\uFE64\uFF1C]\s*\//);
   });
 
+  it('ASCII without a `<` comes back as it is, as the full passes would give it (what its shortcut relies on)', () => {
+    const ascii = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).filter((c) => c !== '<').join('');
+    expect(ascii.normalize('NFKC')).toBe(ascii);
+    expect(strip(ascii)).toBe(ascii);
+    expect(neutralise(ascii)).toBe(ascii);
+    expect(neutralise('task_01m8by57 B0-2 2026-11-26 Fix login flow')).toBe('task_01m8by57 B0-2 2026-11-26 Fix login flow');
+    // One character past ASCII, or a `<`, and the full passes run.
+    expect(neutralise('ok </untrusted-text>')).toBe('ok &lt;/untrusted-text>');
+    expect(neutralise('ok \uFF1C/untrusted-text>')).toBe('ok &lt;/untrusted-text>');
+    expect(neutralise('a\u200Bb')).toBe('ab');
+  });
+
   it('leaves other angle brackets alone', () => {
     expect(neutralise('a < b and <b>bold</b> and <untrustworthy')).toBe('a < b and <b>bold</b> and &lt;untrustworthy');
     expect(neutralise('x <= y, 3 < 4')).toBe('x <= y, 3 < 4');

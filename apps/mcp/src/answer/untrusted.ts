@@ -32,6 +32,9 @@ const CONFUSABLE: Record<string, string> = Object.fromEntries(
 const skeleton = (name: string): string =>
   [...name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()].map((c) => CONFUSABLE[c] ?? c).join('').replace(/[^a-z]/g, '');
 
+/** ASCII with no `<`: what neutralise leaves unchanged without looking further. */
+const PLAIN_ASCII = /^[^<\u0080-\uffff]*$/;
+
 /** Removes the characters that render as nothing (the smuggling carriers), and nothing else. */
 export function strip(text: string): string {
   return text.replace(INVISIBLE, '');
@@ -42,6 +45,9 @@ export function strip(text: string): string {
  * invisible characters go, and the `<` (or a look-alike) of anything resembling a block tag becomes `&lt;`.
  */
 export function neutralise(text: string): string {
+  // Most strings of an answer (ids, keys, dates, plain titles) are ASCII without a `<`: NFKC leaves ASCII as it is, no
+  // invisible character and no look-alike of `<` is ASCII, so they come back unchanged without the three passes.
+  if (PLAIN_ASCII.test(text)) return text;
   return strip(text.normalize('NFKC')).replace(TAGLIKE, (lt, name: string) => (skeleton(name).startsWith('untrust') ? '&lt;' : lt));
 }
 
