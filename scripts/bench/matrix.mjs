@@ -1,6 +1,7 @@
 #!/usr/bin/env -S npx tsx
 // The whole matrix against the floor (scripts/bench/floor-server.mjs), in one run per size: GET /v1/tasks/{key},
-// GET /v1/tasks with every filter and order the spec offers, POST /v1/tasks and PATCH /v1/tasks/{key}, each scenario
+// GET /v1/tasks with every filter and order the spec offers, MCP search_tasks (the mcp process against the floor's
+// list of the same filter), POST /v1/tasks and PATCH /v1/tasks/{key}, each scenario
 // alternating API, floor, API, floor, with the worker on (PostgreSQL + Redis) draining what both sides queue. Prints
 // req/s, p50/p99 and the ratio API / floor per row, and the CPU each request cost (the server's Node process and the
 // worker, and this database's PostgreSQL backends) with its ratio floor / API, which the machine's other load moves
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { ADMIN_TOKEN, BENCH_SCOPES, call, databaseUrl, nodeArgs, ROOT } from './lib.mjs';
+import { startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
 import { withSeededApi } from './seed.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '20000').split(',').map(Number);
@@ -96,6 +98,8 @@ async function run(size) {
     const worker = await startProcess(join(ROOT, 'apps', 'worker', 'dist', 'main.js'), {
       DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), REDIS_URL: process.env.BENCH_REDIS_URL, WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
     });
+    // The mcp process too: search_tasks is measured against the floor's list of the same filter.
+    const mcp = await startBuiltMcp(`tt_bench_matrix_${size}`);
     const sides = { api: api.base, floor: `http://127.0.0.1:${port}` };
     const pids = { api: api.pid, floor: floor.pid };
     const pending = async () => Number((await db('outbox').whereNull('relayed_at').count({ n: '*' }).first()).n);
@@ -133,6 +137,17 @@ async function run(size) {
         ['GET /tasks?assigneeId', list(`assigneeId=${busiest}&limit=100`)],
         ...(idle ? [['GET /tasks?assigneeId (a member with no tasks)', list(`assigneeId=${idle}&limit=100`)]] : []),
         ['GET /tasks?assigneeId=me&category=progress (my open tasks)', { ...list('assigneeId=me&category=progress&limit=100'), ...as(busiestToken) }],
+        // The same list through MCP (tools/call, 2026-07-28, the tool's own rendering) against the floor's JSON list.
+        ['MCP search_tasks {assignee: me, category: progress, limit: 100} (my open tasks)', {
+          sides: {
+            api: (() => {
+              const r = toolCallRequest(true, 'search_tasks', { assignee: 'me', category: 'progress', limit: 100 });
+              return { ...r, headers: { ...r.headers, authorization: `Bearer ${busiestToken}` } };
+            })(),
+            floor: { ...list('assigneeId=me&category=progress&limit=100'), ...as(busiestToken) },
+          },
+          base: mcp.base, pid: mcp.pid,
+        }],
         ['GET /tasks?label=a,b', list('label=backend,ux&limit=100')],
         ['GET /tasks?statusId&orderBy=position', list(`statusId=${columns[3].status_id}&orderBy=position&limit=50`)],
         ['GET /tasks?dueBefore', list('dueBefore=2025-02-01&limit=100')],
@@ -153,11 +168,24 @@ async function run(size) {
           setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}`, body: JSON.stringify({ title: `Renamed ${++n}`, priority: n % 2 ? 'high' : 'low' }) }),
         }],
       ];
+      // A scenario is one request for both sides, or `sides` (a request each) with the API side on another process.
+      const requestOf = (scenario, side) => scenario.sides?.[side] ?? scenario;
+      const baseOf = (scenario, side) => (side === 'api' && scenario.base) || sides[side];
+      const pidOf = (scenario, side) => (side === 'api' && scenario.pid) || pids[side];
+      const isRead = (scenario) => requestOf(scenario, 'floor').method === 'GET';
+      // Each MCP scenario answers before it is measured (a wrong setup is never benchmarked).
+      for (const [name, scenario] of scenarios) {
+        if (!scenario.sides || (ONLY && !ONLY.test(name))) continue;
+        const r = requestOf(scenario, 'api');
+        const res = await fetch(`${baseOf(scenario, 'api')}${r.path}`, { method: r.method, headers: r.headers, body: r.body });
+        const text = await res.text();
+        if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
+      }
       // A freshly started server runs unoptimized code and prepares its statements on each pooled connection: first
       // a pass of every read, as fast as it goes and not measured, then each scenario's own warm-up before its turns.
       for (const [name, request] of scenarios) {
-        if (request.method !== 'GET' || (ONLY && !ONLY.test(name)) || WARMUP <= 0) continue;
-        for (const side of ['api', 'floor']) await closedLoop(sides[side], token, request, 1);
+        if (!isRead(request) || (ONLY && !ONLY.test(name)) || WARMUP <= 0) continue;
+        for (const side of ['api', 'floor']) await closedLoop(baseOf(request, side), token, requestOf(request, side), 1);
       }
       await drained();
       const rows = [];
@@ -167,18 +195,18 @@ async function run(size) {
         for (let round = 0; round < ROUNDS; round++) {
           for (const side of ['api', 'floor']) {
             if (round === 0 && WARMUP > 0) {
-              await closedLoop(sides[side], token, request, WARMUP);
+              await closedLoop(baseOf(request, side), token, requestOf(request, side), WARMUP);
               await drained();
             }
             const before = await dbWork(db);
-            const cpuBefore = await cpu(db, [pids[side], worker.pid]);
-            const t = await closedLoop(sides[side], token, request, DURATION);
+            const cpuBefore = await cpu(db, [pidOf(request, side), worker.pid]);
+            const t = await closedLoop(baseOf(request, side), token, requestOf(request, side), DURATION);
             await drained();
-            const spent = cpuSpent(cpuBefore, await cpu(db, [pids[side], worker.pid]));
+            const spent = cpuSpent(cpuBefore, await cpu(db, [pidOf(request, side), worker.pid]));
             t.nodeMs = spent.node / Math.max(1, t.n);
             t.pgMs = spent.pg / Math.max(1, t.n);
             // The statistics reach the view within a second of a backend going idle.
-            if (request.method !== 'GET') await sleep(1000);
+            if (!isRead(request)) await sleep(1000);
             const after = await dbWork(db);
             for (const k of ['commits', 'writes', 'syncs']) t[k] = (after[k] - before[k]) / Math.max(1, t.n);
             turns[side].push(t);
@@ -197,7 +225,7 @@ async function run(size) {
         row['api cpu ms'] = `${ms(turns.api, 'nodeMs').toFixed(2)}+${ms(turns.api, 'pgMs').toFixed(2)}`;
         row['floor cpu ms'] = `${ms(turns.floor, 'nodeMs').toFixed(2)}+${ms(turns.floor, 'pgMs').toFixed(2)}`;
         row['cpu ratio'] = Number(((ms(turns.floor, 'nodeMs') + ms(turns.floor, 'pgMs')) / (ms(turns.api, 'nodeMs') + ms(turns.api, 'pgMs'))).toFixed(2));
-        if (request.method !== 'GET') {
+        if (!isRead(request)) {
           const per = (xs, k) => (xs.reduce((s, x) => s + x[k], 0) / xs.length).toFixed(2);
           row.work = `per write: api ${per(turns.api, 'commits')} commits, ${per(turns.api, 'syncs')} WAL flushes; floor ${per(turns.floor, 'commits')} commits, ${per(turns.floor, 'syncs')} WAL flushes`;
         }
@@ -217,6 +245,7 @@ async function run(size) {
     } finally {
       await worker.stop();
       await floor.stop();
+      await mcp.stop();
       // A kept database is reused by its task count: the tasks this run wrote go (their jobs have run).
       // Then vacuumed, as after seeding: dead rows and a stale visibility map would make the next run's reads dearer.
       if (process.env.BENCH_KEEP) {
