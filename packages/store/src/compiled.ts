@@ -20,21 +20,52 @@ let statements = 0;
  */
 export function compiled<P extends unknown[]>(build: (db: Knex, ...params: P) => Knex.QueryBuilder): (db: Knex, ...params: P) => Promise<Row[]> {
   const name = `tt_${++statements}`;
-  let cache: { sql: string; slots: Array<{ param: number } | { value: unknown }> } | undefined;
+  let cache: { sql: string; slots: Slot[] } | undefined;
   return async (db, ...params) => {
     if (!cache) {
-      const marks = params.map((_, i) => `\u0000param${i}\u0000`);
-      const { sql, bindings } = build(db, ...(marks as P)).toSQL();
-      const slots = bindings.map((b) => {
-        const at = typeof b === 'string' ? marks.indexOf(b) : -1;
-        return at >= 0 ? { param: at } : { value: b };
-      });
-      if (marks.some((_, i) => !slots.some((s) => 'param' in s && s.param === i))) throw new Error('compiled: a parameter is not a bound value');
+      const { sql, bindings } = build(db, ...(params.map((_, i) => marker(i)) as P)).toSQL();
+      const slots = slotsOf(bindings, params.length);
+      if (!slots) throw new Error('compiled: a parameter is not a bound value');
       cache = { sql, slots };
     }
-    return run(db, cache.sql, cache.slots.map((s) => ('param' in s ? params[s.param] : s.value)), name);
+    return run(db, cache.sql, bind(cache.slots, params), name);
   };
 }
+
+/** Stands for parameter `i` while a statement is built: a string no caller's value holds (PostgreSQL refuses NUL). */
+export const marker = (i: number): string => `\u0000${i}\u0000`;
+
+/** Where a binding of a statement built with markers comes from: a constant, a parameter, or a list of parameters. */
+export type Slot = { value: unknown } | { param: number } | { params: number[] };
+
+/**
+ * Where each binding of a statement built with `marker(i)` for its `count` parameters comes from. `sentinels` maps
+ * other bound values that stand for a parameter (a number, where Knex parses what it binds, as for a limit) to its
+ * index. Undefined when a parameter is not bound, or was changed on its way in (a marker inside a longer string).
+ */
+export function slotsOf(bindings: readonly unknown[], count: number, sentinels: ReadonlyMap<unknown, number> = new Map()): Slot[] | undefined {
+  const index = (v: unknown) => (typeof v === 'string' && v.startsWith('\u0000') ? Number(v.slice(1, -1)) : sentinels.get(v) ?? -1);
+  const used = new Set<number>();
+  const slots: Slot[] = [];
+  for (const b of bindings) {
+    if (Array.isArray(b) && b.some((x) => index(x) >= 0)) {
+      const at = b.map(index);
+      if (at.some((i) => i < 0)) return undefined;
+      at.forEach((i) => used.add(i));
+      slots.push({ params: at });
+    } else if (index(b) >= 0) {
+      if (typeof b === 'string' && b !== marker(index(b))) return undefined;
+      used.add(index(b));
+      slots.push({ param: index(b) });
+    } else if (typeof b === 'string' && b.includes('\u0000')) return undefined;
+    else slots.push({ value: b });
+  }
+  return used.size === count ? slots : undefined;
+}
+
+/** A statement's bindings for these parameter values. */
+export const bind = (slots: readonly Slot[], params: readonly unknown[]): unknown[] =>
+  slots.map((s) => ('value' in s ? s.value : 'params' in s ? s.params.map((i) => params[i]) : params[s.param]));
 
 /** Runs a statement, as the prepared statement `name` on PostgreSQL (undefined: unnamed); its rows. */
 async function run(db: Knex, sql: string, values: readonly unknown[], name: string | undefined): Promise<Row[]> {

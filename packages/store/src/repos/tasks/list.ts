@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { PageRequest, PageResult, TaskFilter, TaskRecord } from '@tt/domain';
-import { statementFamily } from '../../compiled.js';
+import { bind, marker, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { parsePosition, position } from '../../position.js';
 import { num } from '../../util.js';
 import { SUMMARY_SELECT, TASK } from './columns.js';
@@ -189,8 +189,6 @@ const VALUE_FIELDS = [
 const LIST_FIELDS = ['visibleProjectIds', 'types', 'priorities', 'labels', 'statusIds', 'categories'] as const;
 /** Stands for the page's row count (limit + 1) while a shape is built: a number, as Knex binds limits. */
 const TAKE = 2_000_000_011;
-const mark = (i: number) => `\u0000${i}\u0000`;
-type Slot = { value: unknown } | { param: number } | { params: number[] };
 
 /**
  * The shape of a filter and page: which fields are given (lists by length), the special values that change the SQL
@@ -211,47 +209,35 @@ function shapeKey(f: TaskFilter, page: PageRequest): string | undefined {
   return key;
 }
 
-/** The values of a filter and page in marker order: the value fields, the lists' elements, a person, the cursor. */
+/** Every value of a filter and page, in the order its markers are numbered: the value fields, the lists' elements, a person, the cursor. */
+function eachValue(f: TaskFilter, page: PageRequest, visit: (value: unknown, field: string, at?: number) => void): void {
+  for (const k of VALUE_FIELDS) if (f[k] !== undefined) visit(f[k], k);
+  for (const k of LIST_FIELDS) f[k]?.forEach((v, i) => visit(v, k, i));
+  if (f.assigneeId !== undefined && f.assigneeId !== 'none') visit(f.assigneeId, 'assigneeId');
+  if (page.after !== undefined) visit(page.after, 'after');
+}
+
+/** The values a shape's statement is bound with, in marker order, the row count (limit + 1) last. */
 function valuesOf(f: TaskFilter, page: PageRequest): unknown[] {
   const values: unknown[] = [];
-  for (const k of VALUE_FIELDS) if (f[k] !== undefined) values.push(f[k]);
-  for (const k of LIST_FIELDS) if (f[k]) values.push(...f[k]!);
-  if (f.assigneeId !== undefined && f.assigneeId !== 'none') values.push(f.assigneeId);
-  if (page.after !== undefined) values.push(page.after);
+  eachValue(f, page, (v) => values.push(v));
+  values.push(page.limit + 1);
   return values;
 }
 
-/** The same filter and page with every value a marker (`mark(i)`, in `valuesOf`'s order) and the row count `TAKE`. */
+/** The same filter and page with every value a marker (in `eachValue`'s order) and the row count `TAKE`, the last. */
 function marked(f: TaskFilter, page: PageRequest): { f: TaskFilter; page: PageRequest; count: number } {
-  let n = 0;
   const m: Record<string, unknown> = { ...f };
-  for (const k of VALUE_FIELDS) if (f[k] !== undefined) m[k] = mark(n++);
-  for (const k of LIST_FIELDS) if (f[k]) m[k] = f[k]!.map(() => mark(n++));
-  if (f.assigneeId !== undefined && f.assigneeId !== 'none') m.assigneeId = mark(n++);
-  const after = page.after === undefined ? undefined : mark(n++);
-  return { f: m as unknown as TaskFilter, page: { limit: TAKE - 1, after }, count: n };
-}
-
-/** Where each binding of a shape built with markers comes from; undefined if a value was changed on its way in. */
-function slotsOf(bindings: readonly unknown[], count: number): Slot[] | undefined {
-  const index = (v: unknown) => (typeof v === 'string' && v.startsWith('\u0000') ? Number(v.slice(1, -1)) : -1);
-  const used = new Set<number>();
-  const slots: Slot[] = [];
-  for (const b of bindings) {
-    if (b === TAKE) slots.push({ param: -1 });
-    else if (Array.isArray(b) && b.some((x) => index(x) >= 0)) {
-      const at = b.map(index);
-      if (at.some((i) => i < 0)) return undefined;
-      at.forEach((i) => used.add(i));
-      slots.push({ params: at });
-    } else if (index(b) >= 0) {
-      if (b !== mark(index(b))) return undefined;
-      used.add(index(b));
-      slots.push({ param: index(b) });
-    } else if (typeof b === 'string' && b.includes('\u0000')) return undefined;
-    else slots.push({ value: b });
-  }
-  return used.size === count ? slots : undefined;
+  for (const k of LIST_FIELDS) if (f[k]) m[k] = [...f[k]!];
+  let n = 0;
+  let after: string | undefined;
+  eachValue(f, page, (_, field, at) => {
+    const mark = marker(n++);
+    if (field === 'after') after = mark;
+    else if (at === undefined) m[field] = mark;
+    else (m[field] as unknown[])[at] = mark;
+  });
+  return { f: m as unknown as TaskFilter, page: { limit: TAKE - 1, after }, count: n + 1 };
 }
 
 /** Shapes whose SQL is kept, at most (past it a shape is built at each request). */
@@ -268,14 +254,12 @@ export function listSql(db: Knex, f: TaskFilter, page: PageRequest): { sql: stri
   if (key !== undefined && cached === undefined) {
     const m = marked(f, page);
     const { sql, bindings } = taskListQueries(db, m.f, m.page).page.toSQL();
-    const slots = slotsOf(bindings, m.count);
+    const slots = slotsOf(bindings, m.count, new Map([[TAKE, m.count - 1]]));
     cached = slots ? { sql, slots } : null;
     if (shapeSql.size < MAX_SHAPE_SQL) shapeSql.set(key, cached);
   }
   if (cached) {
-    const m = valuesOf(f, page);
-    const bindings = cached.slots.map((s) => ('value' in s ? s.value : 'params' in s ? s.params.map((i) => m[i]) : s.param < 0 ? page.limit + 1 : m[s.param]));
-    return { sql: cached.sql, bindings, offset: 0, kept: true };
+    return { sql: cached.sql, bindings: bind(cached.slots, valuesOf(f, page)), offset: 0, kept: true };
   }
   const q = taskListQueries(db, f, page);
   const { sql, bindings } = q.page.toSQL();
