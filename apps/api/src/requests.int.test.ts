@@ -70,6 +70,8 @@ describe('prepared', () => {
         `projectId=${project.id}&orderBy=dueDate`, 'orderBy=updated', 'type=bug', `boardId=${project.boards[0].id}&limit=2`,
         // A person and a text: a top-N of the match set, which is read from its own index whatever the value.
         'q=seed', `assigneeId=${ws.adminUser.id}`, 'assigneeId=me&category=progress',
+        // The changes since a time, as a sync asks: a top-N of the match set read from its covering index.
+        `updatedSince=${Date.now() - 60_000}`,
       ];
       for (const query of shapes) {
         const first = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
@@ -80,9 +82,14 @@ describe('prepared', () => {
       }
     });
 
-    it('GET /tasks: labels, date or time bounds, a reporter are planned for their values (the list statement unnamed)', async () => {
+    it('GET /tasks: labels, a due date, a reporter, updatedSince beside another condition or in a sort-key order are planned for their values (the list statement unnamed)', async () => {
       const person = ws.adminUser.id;
-      for (const query of ['label=a', `updatedSince=${Date.now() - 60_000}`, 'dueBefore=2030-01-01', `reporterId=${person}`]) {
+      const queries = [
+        'label=a', `reporterId=${person}`, 'dueBefore=2030-01-01', `projectId=${project.id}&updatedSince=${Date.now() - 60_000}`,
+        `updatedSince=${Date.now() - 60_000}&assigneeId=${person}`, `updatedSince=${Date.now() - 60_000}&priority=high`,
+        `updatedSince=${Date.now() - 60_000}&orderBy=priority`,
+      ];
+      for (const query of queries) {
         const s = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
         // The key (and, for a reporter, the person's lookup) named; the list last, unnamed.
         expect(s.length, `${query}\n${show(s)}`).toBeGreaterThanOrEqual(2);

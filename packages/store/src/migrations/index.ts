@@ -14,6 +14,7 @@ import * as notifyCheck from './012-notify-check.js';
 import * as oauth from './013-oauth.js';
 import * as oauthClientUse from './014-oauth-client-use.js';
 import * as activity from './015-activity.js';
+import * as dueCovering from './016-due-covering.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '013-oauth': oauth,
   '014-oauth-client-use': oauthClientUse,
   '015-activity': activity,
+  '016-due-covering': dueCovering,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

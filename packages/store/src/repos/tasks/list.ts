@@ -114,9 +114,14 @@ export function taskListQueries(
   const counters = countedByCounters(f);
   // In creation order, three kinds of filter take the page's ids first and then its rows by primary key:
   // - a text search or an updatedSince counts its whole match set for the total anyway (no counters keep either).
-  //   The set is read once, into `matches`: the total counts it and the page's ids are a top-N of it, sorted in
-  //   memory, so the planner cannot walk the id index hoping to meet matches early (which reads every task when a
-  //   search matches few, and nearly every task for the recent changes a sync asks for: they are the newest).
+  //   The set is read once, into `matches` (for updatedSince an index-only scan of its covering index): the total
+  //   counts it and the page's ids are a top-N of it, sorted in memory, so the planner cannot walk the id index
+  //   hoping to meet matches early (which reads every task when a search matches few, and nearly every task for the
+  //   recent changes a sync asks for: they are the newest). The plan is then the same for any value (see
+  //   `preparedShape`). A dueBefore is not read this way: due dates are spread over the ids, so where many tasks
+  //   match (21 000 of 1 000 000), walking the ids to the page's 101 costs 2 ms and materializing and sorting the
+  //   matches 10; its count is an index-only scan of the covering tasks_due, and the walk or the top-N is the
+  //   planner's choice for the value.
   // - a person (assigneeId): the same holds, and walking the id index for a page of someone's tasks read the whole
   //   workspace for a member with none (3.9 s at 1 000 000 tasks, where the match set is empty and costs 0.2 ms).
   // - labels over the layout alone (active tasks, no project): the ids walk tasks_active in id order, which holds
@@ -165,15 +170,24 @@ export function taskListQueries(
  * match any value, and an ordered walk of an index stops at the page. It holds too for a person (`assigneeId`) and a
  * search text (`q`), whose page is a top-N of the match set read once (`taskListQueries`): the match set is read from
  * its own index whatever the value, so there is no walk to go wrong, and the generic plan reads what the plan for the
- * value reads (`list-plans.int.test.ts`, for a member with no tasks and one with many). Planning such a statement
- * costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk remains and the selectivity is in
- * the value: labels (a rare label walks the workspace waiting for matches), a date or time bound (`updatedSince` of
- * a minute or of a year), a reporter or a parent. Those shapes are planned for their values at every request.
+ * value reads (`list-plans.int.test.ts`, for a member with no tasks and one with many). The same holds for
+ * `updatedSince` alone over the workspace in creation order, whose match set is an index-only scan of its covering
+ * index: a minute or a year, or a time nothing changed since. Planning such a statement costs PostgreSQL about 0.4 ms,
+ * more than running it. It does not hold where a walk remains and the selectivity is in the value: labels (a rare
+ * label walks the workspace waiting for matches), a due date (the same), a reporter, a parent, and `updatedSince`
+ * beside any other condition (a project, column, category, person, type...: the generic plan reads all that matches
+ * the other one, where a time that matches none costs the plan for it two buffers) or in a sort-key order (which
+ * walks that order's index waiting for matches). Those shapes are planned for their values at every request.
  */
 export function preparedShape(f: TaskFilter): boolean {
+  // Any other condition: the generic plan may read all of its matches (through its own index, or the table) for a time that matches none.
+  const other =
+    f.projectId !== undefined || f.boardId !== undefined || f.statusId !== undefined || f.category !== undefined ||
+    Boolean(f.visibleProjectIds) || f.assigneeId !== undefined || Boolean(f.q) || Boolean(f.types?.length) ||
+    Boolean(f.priorities?.length) || f.parentId !== undefined || hasExtraFilters(f);
   return (
-    !f.labels?.length && f.updatedSince === undefined && !f.dueBefore && !f.dueAfter &&
-    f.reporterId === undefined && (f.parentId === undefined || f.parentId === 'none')
+    !f.labels?.length && !f.dueBefore && !f.dueAfter && f.reporterId === undefined && (f.parentId === undefined || f.parentId === 'none') &&
+    (f.updatedSince === undefined || (f.orderBy === 'created' && !other))
   );
 }
 
