@@ -51,13 +51,19 @@ export function neutralise(text: string): string {
   return strip(text.normalize('NFKC')).replace(TAGLIKE, (lt, name: string) => (skeleton(name).startsWith('untrust') ? '&lt;' : lt));
 }
 
+/** ASCII with no `<` and no line break (every other line break is outside ASCII): what `plain` leaves unchanged. */
+const PLAIN_LINE = /^[^<\n\r\v\f\u0080-\uffff]*$/;
+/** The same without a `|` either: what `cell` leaves unchanged. */
+const PLAIN_CELL = /^[^<|\n\r\v\f\u0080-\uffff]*$/;
+
 /** A short person-written string on one line (a name in a listing): neutralised, line breaks as spaces. */
 export function plain(text: string): string {
+  if (PLAIN_LINE.test(text)) return text;
   return neutralise(text).replace(LINE_BREAKS, ' ');
 }
 
 /** A table cell: one line, and a `|` cannot open a cell of its own. */
-export const cell = (text: string): string => plain(text).replace(/\|/g, '\\|');
+export const cell = (text: string): string => (PLAIN_CELL.test(text) ? text : plain(text).replace(/\|/g, '\\|'));
 
 const attr = (v: string): string => plain(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -104,11 +110,17 @@ export function fenceTable(head: readonly string[], rows: ReadonlyArray<readonly
 /** Every string of a value neutralised (structured content, the JSON format): the shape and the keys stay. */
 export function neutraliseDeep<T>(value: T): T {
   if (typeof value === 'string') return neutralise(value) as T;
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(neutraliseDeep) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, neutraliseDeep(v)])) as T;
+  // A loop rather than entries and fromEntries (a page of 100 tasks is a few thousand values); a key `__proto__` is
+  // defined as an own property, as fromEntries would, not set as the prototype.
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const v = neutraliseDeep((value as Record<string, unknown>)[k]);
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
   }
-  return value;
+  return out as T;
 }
 
 /** JSON as text that can hold no tag: every `<` is written `\u003c`, which JSON.parse reads back as `<`. */
