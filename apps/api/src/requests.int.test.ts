@@ -87,7 +87,7 @@ describe('prepared', () => {
       const queries = [
         'label=a', `reporterId=${person}`, 'dueBefore=2030-01-01', `projectId=${project.id}&updatedSince=${Date.now() - 60_000}`,
         `updatedSince=${Date.now() - 60_000}&assigneeId=${person}`, `updatedSince=${Date.now() - 60_000}&priority=high`,
-        `updatedSince=${Date.now() - 60_000}&orderBy=priority`,
+        `updatedSince=${Date.now() - 60_000}&orderBy=priority`, `updatedSince=${Date.now() - 60_000}&archived=all`,
       ];
       for (const query of queries) {
         const s = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));

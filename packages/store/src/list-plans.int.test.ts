@@ -162,6 +162,7 @@ const SHAPES: Shape[] = [
   { name: 'updatedSince + priority', filter: () => ({ priorities: ['high'], updatedSince: NOW - 3_600_000 }) },
   { name: 'projectId + updatedSince, matching none', filter: (w) => ({ projectId: w.projects[3], updatedSince: NOW + 3_600_000 }) },
   { name: 'orderBy=priority + updatedSince, matching none', filter: () => ({ orderBy: 'priority', updatedSince: NOW + 3_600_000 }) },
+  { name: 'updatedSince, archived tasks too', filter: () => ({ archived: 'all', updatedSince: NOW - 3_600_000 }) },
 ];
 
 const worlds: World[] = [];
@@ -191,7 +192,7 @@ describe.skipIf(!onPg)('GET /tasks plans by filter shape, at 4 000 and 40 000 ta
     expect(perRequest).toEqual([
       'reporterId', 'labels', 'a label matching none', 'dueBefore', 'dueBefore, every dated task', 'dueBefore, matching none',
       'updatedSince + a person, matching none', 'updatedSince + priority', 'projectId + updatedSince, matching none',
-      'orderBy=priority + updatedSince, matching none',
+      'orderBy=priority + updatedSince, matching none', 'updatedSince, archived tasks too',
     ]);
   });
 

@@ -171,8 +171,9 @@ export function taskListQueries(
  * search text (`q`), whose page is a top-N of the match set read once (`taskListQueries`): the match set is read from
  * its own index whatever the value, so there is no walk to go wrong, and the generic plan reads what the plan for the
  * value reads (`list-plans.int.test.ts`, for a member with no tasks and one with many). The same holds for
- * `updatedSince` alone over the workspace in creation order, whose match set is an index-only scan of its covering
- * index: a minute or a year, or a time nothing changed since. Planning such a statement costs PostgreSQL about 0.4 ms,
+ * `updatedSince` alone over the workspace's active tasks in creation order, whose match set is an index-only scan of
+ * its covering (partial) index: a minute or a year, or a time nothing changed since. With archived tasks it is planned
+ * per request: another index serves them, and no plan test covers its generic plan. Planning such a statement costs PostgreSQL about 0.4 ms,
  * more than running it. It does not hold where a walk remains and the selectivity is in the value: labels (a rare
  * label walks the workspace waiting for matches), a due date (the same), a reporter, a parent, and `updatedSince`
  * beside any other condition (a project, column, category, person, type...: the generic plan reads all that matches
@@ -187,7 +188,7 @@ export function preparedShape(f: TaskFilter): boolean {
     Boolean(f.priorities?.length) || f.parentId !== undefined || hasExtraFilters(f);
   return (
     !f.labels?.length && !f.dueBefore && !f.dueAfter && f.reporterId === undefined && (f.parentId === undefined || f.parentId === 'none') &&
-    (f.updatedSince === undefined || (f.orderBy === 'created' && !other))
+    (f.updatedSince === undefined || (f.orderBy === 'created' && f.archived === 'false' && !other))
   );
 }
 
