@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * `dueBefore` counts its matches for the exact total, and its page is a top-N of them: with the id, the board and
- * whether the task is archived in the index, the count and the page's ids are an index-only scan over the dated tasks
- * up to the bound (closed-board visibility needs the board), instead of a heap fetch per match. Tasks without a due
- * date never match a bound, so they are left out of the index (and their writes do not touch it).
+ * `dueBefore` counts its matches for the exact total: with the id, the board and whether the task is archived in the
+ * index, that count is an index-only scan over the dated tasks up to the bound (closed-board visibility needs the
+ * board), instead of a heap fetch per match. Tasks without a due date never match a bound, so they are left out of
+ * the index (and their writes do not touch it).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('DROP INDEX IF EXISTS tasks_due');
