@@ -112,6 +112,8 @@ async function insertTasks(db: Knex, rows: Seeded[]): Promise<void> {
       JSON.stringify(rows.slice(i, i + 2000)),
     ]);
   }
+  // Each project's counter at its last number, as the service leaves it.
+  await db.raw('update projects set task_seq = (select coalesce(max(number), 0) from tasks where tasks.project_id = projects.id)');
 }
 
 interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] }
@@ -243,6 +245,27 @@ describe('GET /tasks filters', () => {
       expect(Number(page[0]!.total), c.name).toBe(want.length);
       const ordered = c.filter.orderBy === 'position' ? [...want].sort((a, b) => a.rank - b.rank || (a.id < b.id ? -1 : 1)) : want;
       expect(page.map((r) => r.id), c.name).toEqual(ordered.slice(0, 501).map((t) => t.id));
+    }
+  });
+
+  it('a label alone: every page the same, whether it walks the ids or sorts the matches', async () => {
+    // Which way a page goes depends on the label's total, the active tasks and the page's size (`labelGate`): a page
+    // of 1 walks for any label that matches, a page of 500 sorts any but the commonest, so these take both ways.
+    for (const labels of [['backend'], ['backend', 'api'], ['nothing']]) {
+      const want = rows
+        .filter((t) => t.workspace_id === layout.ws && t.archived_at === null && visibleToActor(t) && labels.every((l) => t.labels.includes(l)))
+        .map((t) => t.id);
+      for (const limit of [1, 3, 20, 500]) {
+        let after: string | undefined;
+        for (let page = 0; page < 3; page++) {
+          const got = (await taskListQueries(db, fullFilter({ labels }), { limit, after }).page) as Array<{ id: string | null; total: unknown }>;
+          const at = after === undefined ? 0 : want.indexOf(after) + 1;
+          expect(Number(got[0]!.total), `${labels} limit ${limit}`).toBe(want.length);
+          expect(got.filter((r) => r.id !== null).map((r) => r.id), `${labels} limit ${limit} page ${page}`).toEqual(want.slice(at, at + limit + 1));
+          after = want[at + limit - 1];
+          if (after === undefined) break;
+        }
+      }
     }
   });
 
