@@ -217,9 +217,11 @@ export function taskListQueries(
  * value reads (`list-plans.int.test.ts`, for a member with no tasks and one with many). The same holds for
  * `updatedSince` alone over the workspace's active tasks in creation order, whose match set is an index-only scan of
  * its covering (partial) index: a minute or a year, or a time nothing changed since. With archived tasks it is
- * planned per request: another index serves them, and no plan test covers its generic plan. Planning such a statement
- * costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk remains and the selectivity is in the value: labels (a rare
- * label walks the workspace waiting for matches), a due date (the same), a reporter, a parent, and `updatedSince`
+ * planned per request: another index serves them, and no plan test covers its generic plan. A label alone is prepared
+ * too: its statement holds both ways to its page and takes one by the label's total (`labelGate`). Planning such a
+ * statement costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk remains and the
+ * selectivity is in the value: labels beside another condition (a rare label walks the project waiting for matches),
+ * a due date (the same), a reporter, a parent, and `updatedSince`
  * beside any other condition (a project, column, category, person, type...: the generic plan reads all that matches
  * the other one, where a time that matches none costs the plan for it two buffers) or in a sort-key order (which
  * walks that order's index waiting for matches). Those shapes are planned for their values at every request.
