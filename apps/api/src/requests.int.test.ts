@@ -72,8 +72,8 @@ describe('prepared', () => {
         'q=seed', `assigneeId=${ws.adminUser.id}`, 'assigneeId=me&category=progress',
         // The changes since a time, as a sync asks: a top-N of the match set read from its covering index.
         `updatedSince=${Date.now() - 60_000}`,
-        // A label alone: one plan that walks the ids or sorts the matches, as the counters' totals choose.
-        'label=a', 'label=a,b',
+        // A label or a due date alone: one plan that walks the ids or sorts the matches, as the totals choose.
+        'label=a', 'label=a,b', 'dueBefore=2030-01-01',
       ];
       for (const query of shapes) {
         const first = await sent(h.runtime.db, () => h.call(ws.token, 'GET', `/tasks?${query}`));
@@ -84,10 +84,10 @@ describe('prepared', () => {
       }
     });
 
-    it('GET /tasks: labels beside a project, a due date, a reporter, updatedSince beside another condition or in a sort-key order are planned for their values (the list statement unnamed)', async () => {
+    it('GET /tasks: labels or a due date beside a project, a reporter, updatedSince beside another condition or in a sort-key order are planned for their values (the list statement unnamed)', async () => {
       const person = ws.adminUser.id;
       const queries = [
-        `label=a&projectId=${project.id}`, `reporterId=${person}`, 'dueBefore=2030-01-01', `projectId=${project.id}&updatedSince=${Date.now() - 60_000}`,
+        `label=a&projectId=${project.id}`, `reporterId=${person}`, `dueBefore=2030-01-01&projectId=${project.id}`, `projectId=${project.id}&updatedSince=${Date.now() - 60_000}`,
         `updatedSince=${Date.now() - 60_000}&assigneeId=${person}`, `updatedSince=${Date.now() - 60_000}&priority=high`,
         `updatedSince=${Date.now() - 60_000}&orderBy=priority`, `updatedSince=${Date.now() - 60_000}&archived=all`,
       ];

@@ -12,7 +12,7 @@ const TASK_KEY = /^[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}$/;
  * Every GET /tasks filter as SQL on the indexed columns of tasks, without joins: the count of a large
  * workspace then stays an index-only scan (tasks_active covers board_id and status_id).
  */
-function filtered(db: Knex, f: TaskFilter, labelsUnindexed = false): Knex.QueryBuilder {
+function filtered(db: Knex, f: TaskFilter, unindexed?: Gate): Knex.QueryBuilder {
   const hiddenBoards = db('boards as hb')
     .select('hb.id')
     .where('hb.workspace_id', f.workspaceId)
@@ -34,14 +34,14 @@ function filtered(db: Knex, f: TaskFilter, labelsUnindexed = false): Knex.QueryB
   if (f.reporterId) q.where('tasks.reporter_id', f.reporterId);
   if (f.types?.length) q.whereIn('tasks.type', f.types);
   if (f.priorities?.length) q.whereIn('tasks.priority', f.priorities);
-  // Unindexed: the same test in a form the labels' GIN index cannot serve, whose selectivity the planner takes for a
-  // half (`labelGate`), so a walk of tasks_active in id order is the plan, whatever the label.
-  if (f.labels?.length) q.whereRaw(labelsUnindexed ? '(case when tasks.labels @> ?::text[] then true end)' : 'tasks.labels @> ?::text[]', [f.labels]);
+  // Unindexed (the walk of a gated shape, `gateOf`): the same test in a form no index serves, whose selectivity the
+  // planner takes for a half, so a walk of tasks_active in id order is the plan, whatever the value.
+  if (f.labels?.length) q.whereRaw(unindexed === 'labels' ? '(case when tasks.labels @> ?::text[] then true end)' : 'tasks.labels @> ?::text[]', [f.labels]);
   if (f.parentId === 'none') q.whereNull('tasks.parent_id');
   else if (f.parentId && TASK_KEY.test(f.parentId)) {
     q.whereIn('tasks.parent_id', db('tasks as p').select('p.id').where({ 'p.workspace_id': f.workspaceId, 'p.key': f.parentId.toUpperCase() }));
   } else if (f.parentId) q.where('tasks.parent_id', f.parentId);
-  if (f.dueBefore) q.where('tasks.due_date', '<=', f.dueBefore);
+  if (f.dueBefore) q.whereRaw(unindexed === 'dueBefore' ? '(case when tasks.due_date <= ? then true end)' : 'tasks.due_date <= ?', [f.dueBefore]);
   if (f.updatedSince !== undefined) q.where('tasks.updated_at', '>', f.updatedSince);
   if (f.q) {
     const q2 = f.q;
@@ -100,27 +100,33 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
 }
 
 /**
- * A label alone, over the active tasks in creation order: the shape whose page `taskListQueries` takes one of two
- * ways inside one statement, so its one (generic) plan is right for a label on every task and a label on none.
- * - A walk of tasks_active in id order (which holds the labels) meets a page of matches after about
- *   active × page ÷ total entries, each read from the index alone.
- * - A top-N of the matches, read through the labels' GIN index, costs a heap fetch and a sort place for each match.
- * A match read from the table costs about `LABEL_WALK_COST` index entries, so the walk is taken when
- * total × total × LABEL_WALK_COST ≥ active × page. The label's total is the counters' (exact, a sum over the
- * workspace's columns); for the active tasks the statement takes the tasks numbered in the workspace's projects, a
- * sum over a few rows. That bounds them from above (archived and deleted tasks keep their numbers), so where many are
- * archived a label leans to the top-N, the way whose cost is bounded by its matches. (The active tasks summed from
- * the counters cost PostgreSQL about 0.7 ms more a page at 20 000 tasks: more than the plan saved.)
+ * A label alone, or a due date alone, over the active tasks in creation order: the shapes whose page
+ * `taskListQueries` takes one of two ways inside one statement, so its one (generic) plan is right for a value every
+ * task matches and one none does.
+ * - A walk of tasks_active in id order meets a page of matches after about active × page ÷ total tasks.
+ * - A top-N of the matches, read from their own index (the labels' GIN index; tasks_due, which covers the id), costs
+ *   a read and a sort place for each match.
+ * So the walk is taken when total × total × `GATES[gate].match` ≥ active × page × `GATES[gate].step`: a label's walk
+ * reads tasks_active alone (it holds the labels) and a match through the GIN index a row of the table; a due date's
+ * walk reads a row for each step and a match is an index entry. The total is exact: a label's from the counters, a
+ * due date's an index-only count on tasks_due. For the active tasks the statement takes the tasks numbered in the
+ * workspace's projects, a sum over a few rows. That bounds them from above (archived and deleted tasks keep their
+ * numbers), so where many are archived the page leans to the top-N, the way whose cost is bounded by its matches.
+ * (The active tasks summed from the counters cost PostgreSQL about 0.7 ms more a page at 20 000 tasks.)
  */
-function labelGate(f: TaskFilter): boolean {
-  return (
-    Boolean(f.labels?.length) && countedByCounters(f) && f.archived === 'false' && f.orderBy === 'created' &&
-    f.projectId === undefined && !f.visibleProjectIds && f.boardId === undefined && f.statusId === undefined && f.category === undefined
-  );
+type Gate = 'labels' | 'dueBefore';
+function gateOf(f: TaskFilter): Gate | undefined {
+  if (f.archived !== 'false' || f.orderBy !== 'created') return undefined;
+  const layout = f.projectId !== undefined || Boolean(f.visibleProjectIds) || f.boardId !== undefined || f.statusId !== undefined || f.category !== undefined;
+  if (layout) return undefined;
+  if (f.labels?.length && countedByCounters(f)) return 'labels';
+  const alone =
+    f.assigneeId === undefined && f.reporterId === undefined && f.parentId === undefined && f.updatedSince === undefined && f.q === undefined &&
+    !f.types?.length && !f.priorities?.length && !f.labels?.length && !hasExtraFilters(f);
+  return f.dueBefore && alone ? 'dueBefore' : undefined;
 }
-/** Index entries walked for the cost of one match read from the table and sorted (measured at 20 000 tasks). */
-const LABEL_WALK_COST = 10;
-const GATE = 'c.total * c.total * ?';
+/** The relative cost of a match read for the top-N and of a step of the walk, measured at 20 000 tasks. */
+const GATES: Record<Gate, { match: number; step: number }> = { labels: { match: 10, step: 1 }, dueBefore: { match: 1, step: 3 } };
 
 /**
  * The SQL behind GET /tasks, built but not run: `rows` (a page, limit + 1 to see if more follow), `count` (the
@@ -154,15 +160,17 @@ export function taskListQueries(
   const topN = Boolean(f.q) || f.updatedSince !== undefined || (f.assigneeId !== undefined && f.assigneeId !== 'none');
   const labelWalk = Boolean(f.labels?.length) && counters && f.archived === 'false' && f.projectId === undefined && !f.visibleProjectIds;
   const idsFirst = !keyed && f.orderBy !== 'position' && (topN || labelWalk);
-  const gated = labelGate(f);
-  const matches = (topN || gated) && idsFirst ? base.clone().select('tasks.id') : undefined;
+  const gated = gateOf(f);
+  const matches = (topN || gated) && !keyed && f.orderBy !== 'position' ? base.clone().select('tasks.id') : undefined;
   let rows: Knex.QueryBuilder;
   if (gated) {
     // Both ways to a page of a label, each behind a condition on the counters' totals (`c`, beside the rows), so the
     // statement's one plan holds both and runs one: the walk of tasks_active where matches are dense enough to meet
     // a page early, else a top-N of the match set read from the labels' GIN index (`matches`, never read otherwise).
-    const walk = filtered(db, f, true).select('tasks.id').whereRaw(`${GATE} >= c.active * ?`, [LABEL_WALK_COST, page.limit + 1]);
-    const top = db('matches').select('id').whereRaw(`${GATE} < c.active * ?`, [LABEL_WALK_COST, page.limit + 1]);
+    const { match, step } = GATES[gated];
+    const walks = `c.total * c.total * ${match} >= c.active * ? * ${step}`;
+    const walk = filtered(db, f, gated).select('tasks.id').whereRaw(walks, [page.limit + 1]);
+    const top = db('matches').select('id').whereRaw(`not (${walks})`, [page.limit + 1]);
     for (const [q, id] of [[walk, 'tasks.id'], [top, 'id']] as const) {
       if (page.after !== undefined) q.where(id, '>', page.after);
       q.orderBy(id).limit(page.limit + 1);
@@ -187,8 +195,9 @@ export function taskListQueries(
   rows.join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
-  const count = counters ? counterTotal(db, f) : (matches ? db('matches') : base.clone()).select(db.raw('count(*) as total'));
-  // How long the walk is: the tasks numbered in the workspace's projects, the bound `labelGate` takes for the active ones.
+  // A gated page counts on the index (`matches` is read only by its top-N).
+  const count = counters ? counterTotal(db, f) : (matches && !gated ? db('matches') : base.clone()).select(db.raw('count(*) as total'));
+  // How long the walk is: the tasks numbered in the workspace's projects, the bound `gateOf` takes for the active ones.
   if (gated) {
     const numbered = db('projects as p').where('p.workspace_id', f.workspaceId).select(db.raw('coalesce(sum(p.task_seq), 0)::bigint'));
     count.select(db.raw('(?) as active', [numbered as unknown as Knex.Value]));
@@ -218,7 +227,7 @@ export function taskListQueries(
  * `updatedSince` alone over the workspace's active tasks in creation order, whose match set is an index-only scan of
  * its covering (partial) index: a minute or a year, or a time nothing changed since. With archived tasks it is
  * planned per request: another index serves them, and no plan test covers its generic plan. A label alone is prepared
- * too: its statement holds both ways to its page and takes one by the label's total (`labelGate`). Planning such a
+ * too, and so is a due date alone: the statement holds both ways to its page and takes one by the total (`gateOf`). Planning such a
  * statement costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk remains and the
  * selectivity is in the value: labels beside another condition (a rare label walks the project waiting for matches),
  * a due date (the same), a reporter, a parent, and `updatedSince`
@@ -227,7 +236,7 @@ export function taskListQueries(
  * walks that order's index waiting for matches). Those shapes are planned for their values at every request.
  */
 export function preparedShape(f: TaskFilter): boolean {
-  if (labelGate(f)) return true;
+  if (gateOf(f)) return true;
   // Any other condition: the generic plan may read all of its matches (through its own index, or the table) for a time that matches none.
   const other =
     f.projectId !== undefined || f.boardId !== undefined || f.statusId !== undefined || f.category !== undefined ||
