@@ -164,9 +164,9 @@ export function taskListQueries(
   const matches = (topN || gated) && !keyed && f.orderBy !== 'position' ? base.clone().select('tasks.id') : undefined;
   let rows: Knex.QueryBuilder;
   if (gated) {
-    // Both ways to a page of a label, each behind a condition on the counters' totals (`c`, beside the rows), so the
-    // statement's one plan holds both and runs one: the walk of tasks_active where matches are dense enough to meet
-    // a page early, else a top-N of the match set read from the labels' GIN index (`matches`, never read otherwise).
+    // Both ways to the page, each behind a condition on the totals (`c`, beside the rows), so the statement's one
+    // plan holds both and runs one: the walk of tasks_active where matches are dense enough to meet a page early, else
+    // a top-N of the match set read from its own index (`matches`, never read otherwise).
     const { match, step } = GATES[gated];
     const walks = `c.total * c.total * ${match} >= c.active * ? * ${step}`;
     const walk = filtered(db, f, gated).select('tasks.id').whereRaw(walks, [page.limit + 1]);
@@ -227,13 +227,13 @@ export function taskListQueries(
  * `updatedSince` alone over the workspace's active tasks in creation order, whose match set is an index-only scan of
  * its covering (partial) index: a minute or a year, or a time nothing changed since. With archived tasks it is
  * planned per request: another index serves them, and no plan test covers its generic plan. A label alone is prepared
- * too, and so is a due date alone: the statement holds both ways to its page and takes one by the total (`gateOf`). Planning such a
- * statement costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk remains and the
- * selectivity is in the value: labels beside another condition (a rare label walks the project waiting for matches),
- * a due date (the same), a reporter, a parent, and `updatedSince`
- * beside any other condition (a project, column, category, person, type...: the generic plan reads all that matches
- * the other one, where a time that matches none costs the plan for it two buffers) or in a sort-key order (which
- * walks that order's index waiting for matches). Those shapes are planned for their values at every request.
+ * too, and so is a due date alone: the statement holds both ways to its page and takes one by the total (`gateOf`).
+ * Planning such a statement costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk
+ * remains and the selectivity is in the value: a label or a due date beside another condition (a rare label walks
+ * the project waiting for matches), a reporter, a parent, and `updatedSince` beside any other condition (a project,
+ * column, category, person, type...: the generic plan reads all that matches the other one, where a time that matches
+ * none costs the plan for it two buffers) or in a sort-key order (which walks that order's index waiting for
+ * matches). Those shapes are planned for their values at every request.
  */
 export function preparedShape(f: TaskFilter): boolean {
   if (gateOf(f)) return true;
