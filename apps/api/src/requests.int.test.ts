@@ -101,6 +101,16 @@ describe('prepared', () => {
       }
     });
 
+    it('PATCH /tasks/{key}: the task is read before the change and once after it (its record and its full form together)', async () => {
+      const t = (await h.call(ws.token, 'GET', `/tasks?projectId=${project.id}&limit=1`)).body.data[0];
+      const s = await sent(h.runtime.db, () => h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'renamed once', priority: 'high' }));
+      // Each read of the task joins its column; the one after the change carries the full form's details too.
+      const reads = s.filter((x) => /from "tasks" inner join "statuses"/.test(x.sql));
+      expect(reads, show(s)).toHaveLength(2);
+      expect(reads[1]!.sql, show(s)).toMatch(/"subtask_ids"|subtask/i);
+      expect(s.filter((x) => /^update "tasks"/.test(x.sql)), show(s)).toHaveLength(1);
+    });
+
     it('POST /tasks on a board: the key, the placement and the insert, all named', async () => {
       const body = { title: 'named', boardId: project.boards[0].id, assigneeIds: [ws.adminUser.id], labels: ['a'] };
       const s = await sent(h.runtime.db, () => h.call(ws.token, 'POST', '/tasks', body));

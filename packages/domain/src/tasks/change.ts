@@ -3,7 +3,7 @@ import { type Actor, requireScope } from '../keys/index.js';
 import { checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
 import {
   assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
-  reloadRecord, versioned,
+  written,
 } from './checks.js';
 import { taskChangeEvents, taskEvent } from './events.js';
 import { visibleTask } from './lookup.js';
@@ -77,12 +77,13 @@ export async function updateTaskVersioned(
 
     await repos.tasks.update(task.id, patch);
     if (jobs.length) await repos.outbox.add(jobs);
-    await taskChangeEvents(repos, deps, actor, task, await reloadRecord(task, repos));
+    const after = await written(actor, task, repos);
+    await taskChangeEvents(repos, deps, actor, task, after.record);
     // The old and the new parent show the change in their subtaskIds.
     if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
       await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
     }
-    return versioned(actor, task, repos);
+    return after.answer;
   });
   deps.jobs.notify();
   return result;
@@ -111,8 +112,9 @@ export async function moveTaskVersioned(
       doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now),
       updatedAt: now,
     });
-    await taskChangeEvents(repos, deps, actor, task, await reloadRecord(task, repos));
-    return versioned(actor, task, repos);
+    const after = await written(actor, task, repos);
+    await taskChangeEvents(repos, deps, actor, task, after.record);
+    return after.answer;
   });
   deps.jobs.notify();
   return result;

@@ -92,7 +92,12 @@ export async function rankFor(repos: Repos, statusId: string, position: number, 
   return rank;
 }
 
-/** The task's row as it is now, inside the change's transaction (for the events that compare before and after). */
-export async function reloadRecord(task: TaskRecord, repos: Repos): Promise<TaskRecord> {
-  return (await repos.tasks.get(task.workspaceId, { id: task.id })) ?? task;
+/**
+ * A task as a write left it, read once inside its transaction: its record, for the change's activity and events, and
+ * its full form with the version, for the answer (one statement where a record and then the full task were two).
+ */
+export async function written(actor: Actor, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos): Promise<{ record: TaskRecord; answer: Versioned<Task> }> {
+  const view = await repos.tasks.fullView(task.workspaceId, { id: task.id }, actor.user.id);
+  if (!view) throw notFound('Task');
+  return { record: view.task, answer: { data: presentTask(view.task, view.details), version: view.task.version } };
 }
