@@ -251,20 +251,21 @@ describe('GET /tasks filters', () => {
   it('a label or a due date alone: every page the same, whether it walks the ids or sorts the matches', async () => {
     // Which way a page goes depends on the total, the active tasks and the page's size (`gateOf`): a page of 1 walks
     // for a label or date that many tasks match, a page of 500 sorts any but the commonest, so these take both ways.
-    const cases: Array<[Partial<TaskFilter>, (t: Seeded) => boolean]> = [
-      ...[['backend'], ['backend', 'api'], ['nothing']].map((labels) => [{ labels }, (t: Seeded) => labels.every((l) => t.labels.includes(l))] as [Partial<TaskFilter>, (t: Seeded) => boolean]),
-      ...['2024-01-20', '2030-01-01', '2000-01-01'].map((day) => [{ dueBefore: day }, (t: Seeded) => t.due_date !== null && t.due_date <= day] as [Partial<TaskFilter>, (t: Seeded) => boolean]),
+    type Case = [Partial<TaskFilter>, (t: Seeded) => boolean];
+    const cases: Case[] = [
+      ...[['backend'], ['backend', 'api'], ['nothing']].map((labels): Case => [{ labels }, (t) => labels.every((l) => t.labels.includes(l))]),
+      ...['2024-01-20', '2030-01-01', '2000-01-01'].map((day): Case => [{ dueBefore: day }, (t) => t.due_date !== null && t.due_date <= day]),
     ];
     for (const [filter, match] of cases) {
-      const labels = JSON.stringify(filter);
+      const name = JSON.stringify(filter);
       const want = rows.filter((t) => t.workspace_id === layout.ws && t.archived_at === null && visibleToActor(t) && match(t)).map((t) => t.id);
       for (const limit of [1, 3, 20, 500]) {
         let after: string | undefined;
         for (let page = 0; page < 3; page++) {
           const got = (await taskListQueries(db, fullFilter(filter), { limit, after }).page) as Array<{ id: string | null; total: unknown }>;
           const at = after === undefined ? 0 : want.indexOf(after) + 1;
-          expect(Number(got[0]!.total), `${labels} limit ${limit}`).toBe(want.length);
-          expect(got.filter((r) => r.id !== null).map((r) => r.id), `${labels} limit ${limit} page ${page}`).toEqual(want.slice(at, at + limit + 1));
+          expect(Number(got[0]!.total), `${name} limit ${limit}`).toBe(want.length);
+          expect(got.filter((r) => r.id !== null).map((r) => r.id), `${name} limit ${limit} page ${page}`).toEqual(want.slice(at, at + limit + 1));
           after = want[at + limit - 1];
           if (after === undefined) break;
         }

@@ -71,9 +71,7 @@ export function doneAtFor(category: string, previous: number | null, now: number
 
 /** The full form as stored now (one query: the row, its details and its version). */
 export async function versioned(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos): Promise<Versioned<Task>> {
-  const view = await repos.tasks.fullView(task.workspaceId, { id: task.id }, actor?.user.id ?? null);
-  if (!view) throw notFound('Task');
-  return { data: presentTask(view.task, view.details), version: view.task.version };
+  return (await written(actor, task, repos)).answer;
 }
 
 export async function presentFullTask(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos): Promise<Task> {
@@ -93,11 +91,11 @@ export async function rankFor(repos: Repos, statusId: string, position: number, 
 }
 
 /**
- * A task as a write left it, read once inside its transaction: its record, for the change's activity and events, and
- * its full form with the version, for the answer (one statement where a record and then the full task were two).
+ * A task as it is now, read once (inside a write's transaction, as the write left it): its record, for the change's
+ * activity and events, and its full form with the version, for the answer.
  */
-export async function written(actor: Actor, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos): Promise<{ record: TaskRecord; answer: Versioned<Task> }> {
-  const view = await repos.tasks.fullView(task.workspaceId, { id: task.id }, actor.user.id);
+export async function written(actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos): Promise<{ record: TaskRecord; answer: Versioned<Task> }> {
+  const view = await repos.tasks.fullView(task.workspaceId, { id: task.id }, actor?.user.id ?? null);
   if (!view) throw notFound('Task');
   return { record: view.task, answer: { data: presentTask(view.task, view.details), version: view.task.version } };
 }

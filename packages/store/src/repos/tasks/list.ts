@@ -119,14 +119,21 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
  */
 type Gate = 'labels' | 'dueBefore';
 function gateOf(f: TaskFilter): Gate | undefined {
-  if (f.archived !== 'false' || f.orderBy !== 'created') return undefined;
-  const layout = f.projectId !== undefined || Boolean(f.visibleProjectIds) || f.boardId !== undefined || f.statusId !== undefined || f.category !== undefined;
-  if (layout) return undefined;
-  if (f.labels?.length && countedByCounters(f)) return 'labels';
-  const alone =
-    f.assigneeId === undefined && f.reporterId === undefined && f.parentId === undefined && f.updatedSince === undefined && f.q === undefined &&
-    !f.types?.length && !f.priorities?.length && !f.labels?.length && !hasExtraFilters(f);
-  return f.dueBefore && alone ? 'dueBefore' : undefined;
+  if (f.archived !== 'false' || f.orderBy !== 'created' || otherCondition(f)) return undefined;
+  if (f.labels?.length) return countedByCounters(f) ? 'labels' : undefined;
+  return f.dueBefore && f.reporterId === undefined && f.updatedSince === undefined ? 'dueBefore' : undefined;
+}
+
+/**
+ * Any condition but labels, a reporter, a due date and `updatedSince`: the layout (project, board, column, category),
+ * the key's projects, a person, a text, a type, a priority, a parent or another filter.
+ */
+function otherCondition(f: TaskFilter): boolean {
+  return (
+    f.projectId !== undefined || f.boardId !== undefined || f.statusId !== undefined || f.category !== undefined ||
+    Boolean(f.visibleProjectIds) || f.assigneeId !== undefined || Boolean(f.q) || Boolean(f.types?.length) ||
+    Boolean(f.priorities?.length) || f.parentId !== undefined || hasExtraFilters(f)
+  );
 }
 /** The relative cost of a match read for the top-N and of a step of the walk, measured at 20 000 tasks. */
 const GATES: Record<Gate, { match: number; step: number }> = { labels: { match: 10, step: 1 }, dueBefore: { match: 1, step: 3 } };
@@ -240,14 +247,11 @@ export function taskListQueries(
  */
 export function preparedShape(f: TaskFilter): boolean {
   if (gateOf(f)) return true;
-  // Any other condition: the generic plan may read all of its matches (through its own index, or the table) for a time that matches none.
-  const other =
-    f.projectId !== undefined || f.boardId !== undefined || f.statusId !== undefined || f.category !== undefined ||
-    Boolean(f.visibleProjectIds) || f.assigneeId !== undefined || Boolean(f.q) || Boolean(f.types?.length) ||
-    Boolean(f.priorities?.length) || f.parentId !== undefined || hasExtraFilters(f);
   return (
     !f.labels?.length && !f.dueBefore && !f.dueAfter && f.reporterId === undefined && (f.parentId === undefined || f.parentId === 'none') &&
-    (f.updatedSince === undefined || (f.orderBy === 'created' && f.archived === 'false' && !other))
+    // Beside any other condition, the generic plan may read all of its matches (through its own index, or the table)
+    // for a time that matches none.
+    (f.updatedSince === undefined || (f.orderBy === 'created' && f.archived === 'false' && !otherCondition(f)))
   );
 }
 
