@@ -64,10 +64,11 @@ function cpuMs(pid) {
 async function cpu(db, pids) {
   const backends = (await db.raw('select pid from pg_stat_activity where datname = current_database()')).rows.map((r) => r.pid);
   const pg = new Map(backends.map((pid) => [pid, cpuMs(pid)]));
-  return { node: pids.reduce((s, pid) => s + cpuMs(pid), 0), pg };
+  return { node: pids.reduce((s, pid) => s + cpuMs(pid), 0), worker: cpuMs(pids.at(-1)), pg };
 }
 const cpuSpent = (before, after) => ({
   node: after.node - before.node,
+  worker: after.worker - before.worker,
   pg: [...after.pg].reduce((s, [pid, ms]) => s + ms - (before.pg.get(pid) ?? 0), 0),
 });
 
@@ -205,6 +206,7 @@ async function run(size) {
             const spent = cpuSpent(cpuBefore, await cpu(db, [pidOf(request, side), worker.pid]));
             t.nodeMs = spent.node / Math.max(1, t.n);
             t.pgMs = spent.pg / Math.max(1, t.n);
+            t.workerMs = spent.worker / Math.max(1, t.n);
             // The statistics reach the view within a second of a backend going idle.
             if (!isRead(request)) await sleep(1000);
             const after = await dbWork(db);
@@ -227,7 +229,7 @@ async function run(size) {
         row['cpu ratio'] = Number(((ms(turns.floor, 'nodeMs') + ms(turns.floor, 'pgMs')) / (ms(turns.api, 'nodeMs') + ms(turns.api, 'pgMs'))).toFixed(2));
         if (!isRead(request)) {
           const per = (xs, k) => (xs.reduce((s, x) => s + x[k], 0) / xs.length).toFixed(2);
-          row.work = `per write: api ${per(turns.api, 'commits')} commits, ${per(turns.api, 'syncs')} WAL flushes; floor ${per(turns.floor, 'commits')} commits, ${per(turns.floor, 'syncs')} WAL flushes`;
+          row.work = `per write: api ${per(turns.api, 'commits')} commits, ${per(turns.api, 'syncs')} WAL flushes, worker ${per(turns.api, 'workerMs')} ms of the Node CPU; floor ${per(turns.floor, 'commits')} commits, ${per(turns.floor, 'syncs')} WAL flushes, worker ${per(turns.floor, 'workerMs')} ms`;
         }
         rows.push(row);
         console.log(`  ${size} ${name}: api ${row['api req/s']} req/s | floor ${row['floor req/s']} req/s | ratio ${row.ratio} | cpu ms api ${row['api cpu ms']} floor ${row['floor cpu ms']} ratio ${row['cpu ratio']}${row.failed ? ` | ${row.failed} FAILED` : ''}${row.work ? ` | ${row.work}` : ''}`);
