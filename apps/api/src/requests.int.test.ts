@@ -101,14 +101,17 @@ describe('prepared', () => {
       }
     });
 
-    it('PATCH /tasks/{key}: the task is read before the change and once after it (its record and its full form together)', async () => {
+    it('PATCH /tasks/{key}: the task is read before the change, and the change answers with its full form in the same statement', async () => {
       const t = (await h.call(ws.token, 'GET', `/tasks?projectId=${project.id}&limit=1`)).body.data[0];
       const s = await sent(h.runtime.db, () => h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'renamed once', priority: 'high' }));
-      // Each read of the task joins its column; the one after the change carries the full form's details too.
-      const reads = s.filter((x) => /from "tasks" inner join "statuses"/.test(x.sql));
-      expect(reads, show(s)).toHaveLength(2);
-      expect(reads[1]!.sql, show(s)).toMatch(/"subtask_ids"|subtask/i);
-      expect(s.filter((x) => /^update "tasks"/.test(x.sql)), show(s)).toHaveLength(1);
+      // The read before joins the task's column; the change is a CTE whose row the full form's read (details too) uses.
+      const touching = s.filter((x) => /"tasks"/.test(x.sql) && !/^insert into "activity"/.test(x.sql));
+      expect(touching, show(s)).toHaveLength(2);
+      expect(touching[0]!.sql, show(s)).toMatch(/^select .* from "tasks" inner join "statuses"/);
+      expect(touching[1]!.sql, show(s)).toMatch(/^with "changed" as \(update "tasks" set .*subtask_ids/s);
+      expect(Boolean(touching[1]!.name), show(s)).toBe(prepared);
+      // No webhook subscription in the workspace (the key's read said so) and no job: no lookup, and no relay pass.
+      expect(s.filter((x) => /from "webhooks"/.test(x.sql)), show(s)).toHaveLength(0);
     });
 
     it('POST /tasks on a board: the key, the placement and the insert, all named', async () => {
@@ -233,6 +236,39 @@ describe('round-trips', () => {
       expect(child.some((q) => /^begin\b/i.test(q.trim())), child.join('\n')).toBe(true);
       expect(child[seq + 1]?.trim(), child.join('\n')).toMatch(/^commit\b/i);
       expect((await h.call(ws.token, 'GET', `/tasks/${first.id}`)).body.data.subtaskIds).toEqual([res.body.data.id]);
+    });
+
+    it('PATCH is one transaction of four statements, and wakes the outbox relay only when it queued a job', async () => {
+      const other = await ws.user();
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'patched', projectId: project.id })).body.data;
+      await h.runtime.jobs.drain();
+      const relay = h.runtime.jobs.relay;
+      const notify = relay.notify;
+      let woken = 0;
+      relay.notify = () => {
+        woken++;
+        notify();
+      };
+      try {
+        let res: any;
+        const sql = await queriesOf(h.runtime.db, async () => {
+          res = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'patched again', priority: 'high' });
+        });
+        expect(res.status).toBe(200);
+        expect(res.body.data).toMatchObject({ title: 'patched again', priority: 'high', position: t.position });
+        // The key; then BEGIN, the task, the change answering with its full form, the activity entry, COMMIT. No
+        // webhook lookup: the key's read found no subscription in the workspace.
+        expect(sql, sql.join('\n')).toHaveLength(6);
+        expect(woken, 'a PATCH that queued nothing woke the relay').toBe(0);
+        // A new assignee is notified: that PATCH queues a job and wakes the relay.
+        res = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { assigneeIds: [other.id] });
+        expect(res.status).toBe(200);
+        expect(woken).toBe(1);
+        await h.runtime.jobs.drain();
+        expect(res.body.data).toEqual((await h.call(ws.token, 'GET', `/tasks/${t.key}`)).body.data);
+      } finally {
+        relay.notify = notify;
+      }
     });
 
     it('a revoked key fails on the next request: nothing serves it from a cache', async () => {

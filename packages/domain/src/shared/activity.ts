@@ -33,6 +33,8 @@ export interface ActingAs {
   user: { id: string };
   key: { id: string };
   via?: Via | undefined;
+  /** False when the key's read found no active webhook subscription in the workspace (see Actor). */
+  webhooks?: boolean | undefined;
 }
 
 export interface ActivityRecord {

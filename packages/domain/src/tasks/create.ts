@@ -21,7 +21,8 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
   const plan = await planTask(actor, input, deps.store, deps);
   const alone = plan.parentId === null && plan.subscriptions.length === 0;
   const result = alone ? await writeTask(actor, plan, deps.store, deps) : await deps.store.transaction((repos) => writeTask(actor, plan, repos, deps));
-  deps.jobs.notify();
+  // Jobs of its own (notifications, automations) or webhook deliveries: else the relay has nothing to take.
+  if (plan.jobs.length || plan.subscriptions.length) deps.jobs.notify();
   return result;
 }
 

@@ -1,5 +1,5 @@
 import { type ActingAs, type ActivityRecord, type Deps, type FieldChange, recordActivity, type Repos, viaOf } from '../shared/index.js';
-import { recordEvent, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
+import { knownSubscriptions, recordEvent, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
 import { activityTask, taskCreatedChanges, taskFieldChanges, taskMoveChanges } from './activity.js';
 import type { TaskRecord } from './ports.js';
 import { presentTaskSummary } from './present.js';
@@ -36,28 +36,32 @@ export async function taskEvent(
   // A create writes its entry in the insert's own statement (tasks.append) and passes it here for the webhook.
   const entry = written ?? (await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), type, changes));
   const data = { actorId: actor?.user.id ?? null, task: webhookTask(task), activity: entryOf(entry, actor) };
-  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, known);
+  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, known ?? knownSubscriptions(actor));
 }
 
 const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, status: { name: t.statusName, category: t.statusCategory } });
 /**
  * After a task changed: task.updated with the changed field names and their previous values when fields changed, and
- * task.moved when its board, column or place in the column changed; an activity entry for each.
+ * task.moved when its board, column or place in the column changed; an activity entry for each. Returns the webhook
+ * deliveries queued (0: the relay has nothing to take).
  */
-export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord): Promise<void> {
+export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord): Promise<number> {
   const task = webhookTask(after);
   const actorId = actor.user.id;
   const { changes, previous } = taskChanges(webhookTask(before), task);
   const base = { workspaceId: after.workspaceId, projectId: after.projectId };
   const fields = taskFieldChanges(before, after);
+  const known = knownSubscriptions(actor);
+  let queued = 0;
   if (changes.length || fields.length) {
     const entry = await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields);
-    await recordEvent(repos, deps, { ...base, type: 'task.updated', data: { actorId, task, changes, previous, activity: entryOf(entry, actor) } });
+    queued += await recordEvent(repos, deps, { ...base, type: 'task.updated', data: { actorId, task, changes, previous, activity: entryOf(entry, actor) } }, known);
   }
   if (before.statusId !== after.statusId || before.boardId !== after.boardId || before.rank !== after.rank) {
     // The task's earlier entries follow it: who may read them is who may read the task now.
     if (before.boardId !== after.boardId) await repos.activity.moveTask(after.id, after.boardId);
     const entry = await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.moved', taskMoveChanges(before, after));
-    await recordEvent(repos, deps, { ...base, type: 'task.moved', data: { actorId, task, from: place(before), to: place(after), activity: entryOf(entry, actor) } });
+    queued += await recordEvent(repos, deps, { ...base, type: 'task.moved', data: { actorId, task, from: place(before), to: place(after), activity: entryOf(entry, actor) } }, known);
   }
+  return queued;
 }

@@ -143,6 +143,11 @@ export interface TaskRepos {
     /** Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all) and column position. */
     details(task: TaskRecord, viewerId: string | null): Promise<TaskDetails>;
     update(id: string, patch: TaskPatch): Promise<void>;
+    /**
+     * Changes a task and answers with it as the change left it, with its board's members and details (as `fullView`),
+     * in one statement; undefined when no task has that id.
+     */
+    updateView(id: string, patch: TaskPatch, viewerId: string | null): Promise<TaskFullView | undefined>;
     delete(id: string): Promise<void>;
     list(filter: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>>;
     /** Rank bounds around `position` (0 = top) in a column, ignoring `exceptId`. */

@@ -18,7 +18,7 @@ function noteChange(repos: Repos, e: { workspaceId: string; data: Record<string,
  * subscription that takes it, and a `webhooks.deliver` job per delivery in the outbox. A rollback leaves nothing; a
  * commit keeps all of it even while the queue is down. A workspace without subscriptions pays one indexed lookup;
  * a caller that looked the subscriptions up earlier in the transaction passes them.
- * The caller wakes the relay after the commit (deps.jobs.notify()).
+ * The caller wakes the relay after the commit (deps.jobs.notify()) when this returns more than 0.
  */
 export async function recordEvent(
   repos: Repos,
@@ -37,3 +37,10 @@ export async function recordEvent(
   await repos.outbox.add(deliveries.map((d) => job('webhooks.deliver', { deliveryId: d.id })));
   return deliveries.length;
 }
+
+/**
+ * The subscriptions an event of `actor`'s write goes to, when known without a lookup: none, when the workspace had no
+ * active subscription as the request's key was read. Undefined: look them up (recordEvent does).
+ */
+export const knownSubscriptions = (actor: { webhooks?: boolean | undefined } | null): WebhookRecord[] | undefined =>
+  actor?.webhooks === false ? [] : undefined;

@@ -240,6 +240,11 @@ describe('tasks', () => {
       await h.call(ws.token, 'POST', `/tasks/${t2.id}/move`, { statusId: b.statuses[0].id, position: 0 });
       expect(await col(b.statuses[0].id)).toEqual([['m1', 0], ['m0', 1], ['m2', 2]]);
       expect((await h.call(ws.token, 'GET', `/tasks/${t1.id}`)).body.data.position).toBe(1);
+      // Down its own column: the answer counts the tasks above its new place, not the task where it was.
+      const down = await h.call(ws.token, 'POST', `/tasks/${t2.id}/move`, { statusId: b.statuses[0].id, position: 2 });
+      expect(down.body.data.position).toBe(2);
+      expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m2', 1], ['m1', 2]]);
+      expect(down.body.data).toEqual((await h.call(ws.token, 'GET', `/tasks/${t2.id}`)).body.data);
       expect((await h.call(ws.token, 'POST', `/tasks/${t1.id}/move`, { statusId: 'col_nope' })).status).toBe(404);
       expect((await h.call(ws.token, 'GET', '/tasks?orderBy=position')).status).toBe(400);
     });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AttachmentRecord, CommentRecord, TaskDetails, TaskRecord, TimeLogRecord } from '@tt/domain';
 import { columnMap } from '../../columns.js';
-import { compiled } from '../../compiled.js';
+import { bind, compiled, marker, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { dayOrNull, num, numOrNull } from '../../util.js';
 
 type Row = Record<string, any>;
@@ -68,8 +68,10 @@ function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
       [viewerId, viewerId],
     ),
     db.raw(
+      // The task itself is left out by id: in the statement that changes it (updateView) this subquery sees the row as
+      // it was before the change, which may lie above its new place.
       `case when tasks.archived_at is null then (select count(*) from tasks p where p.status_id = tasks.status_id and p.archived_at is null
-         and (p.rank, p.id) < (tasks.rank, tasks.id)) end as column_position`,
+         and (p.rank, p.id) < (tasks.rank, tasks.id) and p.id <> tasks.id) end as column_position`,
     ),
   ];
 }
@@ -134,4 +136,42 @@ function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean
     VIEWS.set(shape, statement);
   }
   return statement;
+}
+
+// One prepared statement per set of changed columns (a PATCH of the title, of the title and priority, a move...).
+const UPDATES = statementFamily(64);
+const UPDATE_SHAPES = new Map<string, { sql: string; slots: Slot[] }>();
+
+/**
+ * Changes a task's columns (`data`, as TASK.write gives them; the version moves with them) and reads the task as the
+ * change left it, with its column, its board's members and the details `viewerId` may see, in one statement: the
+ * change is a data-modifying CTE whose returned row stands in for the task in the read. The read's subqueries see the
+ * other rows as the statement's snapshot has them, which the change does not touch but for the task's own row.
+ */
+export async function updateTaskView(
+  db: Knex, id: string, data: Row, viewerId: string | null,
+): Promise<{ task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails } | undefined> {
+  const columns = Object.keys(data).sort();
+  const shapeKey = columns.join(',');
+  let shape = UPDATE_SHAPES.get(shapeKey);
+  if (!shape) {
+    const n = columns.length;
+    const set: Row = Object.fromEntries(columns.map((c, i) => [c, marker(i)]));
+    const q = db
+      .with('changed', (w) => w.from('tasks').where('id', marker(n)).update({ ...set, version: db.raw('version + 1') }).returning('*'))
+      .from({ tasks: 'changed' })
+      .join('statuses', 'statuses.id', 'tasks.status_id')
+      .join('boards', 'boards.id', 'tasks.board_id')
+      .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
+      .select(detailColumns(db, marker(n + 1)));
+    const { sql, bindings } = q.toSQL();
+    const slots = slotsOf(bindings, n + 2);
+    if (!slots) throw new Error('updateTaskView: a value is not a bound parameter');
+    shape = { sql, slots };
+    if (UPDATE_SHAPES.size < 256) UPDATE_SHAPES.set(shapeKey, shape);
+  }
+  const [row] = await UPDATES(db, shape.sql, bind(shape.slots, [...columns.map((c) => data[c]), id, viewerId]), true);
+  if (!row) return undefined;
+  const task = TASK.read(row);
+  return { task, boardMemberIds: row.board_member_ids ?? null, details: details(row, task) };
 }

@@ -5,7 +5,7 @@ import { LABELS_INSERT } from '../people.js';
 import { activityWithInsert } from '../activity.js';
 import { OUTBOX_INSERT, outboxValues } from '../outbox.js';
 import { newId } from '../../util.js';
-import { ATTACHMENT, TASK, TASK_SELECT, viewTask } from './columns.js';
+import { ATTACHMENT, TASK, TASK_SELECT, updateTaskView, viewTask } from './columns.js';
 import { listTasks } from './list.js';
 
 export { taskListQueries } from './list.js';
@@ -74,6 +74,9 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       const data = TASK.write(p);
       // Every change moves the version (the ETag), in the same statement as the change.
       if (Object.keys(data).length) await db('tasks').where({ id }).update({ ...data, version: db.raw('version + 1') });
+    },
+    updateView(id, p, viewerId) {
+      return updateTaskView(db, id, TASK.write(p), viewerId);
     },
     async delete(id) {
       await db('tasks').where({ id }).delete();
