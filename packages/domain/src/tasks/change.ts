@@ -1,80 +1,33 @@
-import { type Deps, job, type OutboxJob, rejected, richText } from '../shared/index.js';
+import { type Deps, job, type OutboxJob, rejected, type Repos, richText } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
 import {
   assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
   written,
 } from './checks.js';
-import { taskChangeEvents, taskEvent } from './events.js';
+import { taskChangeEvents, taskEvent, changeEntry } from './events.js';
+import { presentTask } from './present.js';
 import { visibleTask } from './lookup.js';
-import type { TaskPatch } from './ports.js';
+import type { TaskPatch, TaskRecord } from './ports.js';
 import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
 
 export async function updateTaskVersioned(
   actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions,
 ): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
+  // An edit of the task's own fields, in a workspace without webhook subscriptions, is one statement that commits
+  // alone, guarded by the version it was planned on; a task changed meanwhile is read and planned again.
+  const alone = input.boardId === undefined && input.statusId === undefined && input.parentId === undefined && opts?.ifMatch === undefined && actor.webhooks === false;
+  for (let tries = 0; alone && tries < 3; tries++) {
+    const done = await editAlone(actor, ref, input, deps);
+    if (done) return done;
+  }
   const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
     await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
-    const now = deps.now();
-    const patch: TaskPatch = { updatedAt: now };
-    const jobs: OutboxJob[] = [];
-    if (input.title !== undefined) patch.title = input.title;
-    if (input.type !== undefined) patch.type = input.type;
-    if (input.priority !== undefined) patch.priority = input.priority;
-    if (input.dueDate !== undefined) patch.dueDate = input.dueDate;
-    if (input.timeEstimateSeconds !== undefined) patch.timeEstimateSeconds = input.timeEstimateSeconds;
-    if (input.checklist !== undefined) patch.checklist = checklistItems(input.checklist, deps);
-    if (input.labels !== undefined) {
-      patch.labels = dedupe(input.labels);
-      await repos.labels.ensure(actor.workspace.id, patch.labels);
-    }
-    const text = richText(input.description, input.descriptionText);
-    if (text) {
-      patch.descriptionHtml = text.html;
-      patch.descriptionText = text.text;
-    }
-
-    if (input.boardId !== undefined || input.statusId !== undefined) {
-      let board = await boardFor(actor, task.boardId, repos, 'boardId');
-      if (input.boardId !== undefined && input.boardId !== task.boardId) {
-        board = await boardFor(actor, input.boardId, repos, 'boardId');
-        if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
-      }
-      const status = input.statusId !== undefined || board.id !== task.boardId ? await columnOf(actor, board, input.statusId, repos) : undefined;
-      if (status) {
-        patch.boardId = board.id;
-        patch.statusId = status.id;
-        patch.rank = await rankFor(repos, status.id, 0, task.id);
-        patch.doneAt = doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now);
-      }
-    }
-
-    if (input.assigneeIds !== undefined || input.assigneeId !== undefined) {
-      let ids = input.assigneeIds !== undefined ? dedupe(input.assigneeIds) : task.assigneeIds;
-      let holder = task.assigneeId;
-      if (input.assigneeId !== undefined) {
-        holder = input.assigneeId;
-        if (holder !== null && !ids.includes(holder)) ids = [holder, ...ids];
-      } else if (holder === null || !ids.includes(holder)) {
-        holder = ids[0] ?? null;
-      }
-      await checkUsers(actor, ids, input.assigneeIds !== undefined ? 'assigneeIds' : 'assigneeId', repos);
-      patch.assigneeIds = ids;
-      patch.assigneeId = holder;
-      const added = ids.filter((id) => !task.assigneeIds.includes(id) && id !== actor.user.id);
-      if (added.length) {
-        jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: added }));
-      }
-    }
-
-    if (input.parentId !== undefined) {
-      patch.parentId = input.parentId === null ? null : await checkParent(actor, input.parentId, task.projectId, task.id, repos);
-      if (patch.parentId === task.id) throw rejected('A task cannot be its own parent');
-    }
-
+    const { patch, jobs } = await planChange(actor, task, input, repos, deps);
+    if (patch.labels) await repos.labels.ensure(actor.workspace.id, patch.labels);
     // The change and the read of its result are one statement.
     const after = await written(actor, task, repos, patch);
     if (jobs.length) await repos.outbox.add(jobs);
@@ -88,6 +41,86 @@ export async function updateTaskVersioned(
   // The relay is woken only for a commit that queued jobs: a pass that finds nothing is three round trips for naught.
   if (result.queued) deps.jobs.notify();
   return result.answer;
+}
+
+/**
+ * The edit as one statement: the task read (outside any transaction), the change planned on it, then the change with
+ * its new labels, its jobs and its activity entry, guarded by the version read. Undefined when the task changed
+ * meanwhile: nothing was written.
+ */
+async function editAlone(actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps): Promise<Versioned<Task> | undefined> {
+  const task = await visibleTask(actor, ref, deps.store);
+  assertActive(task);
+  const { patch, jobs } = await planChange(actor, task, input, deps.store, deps);
+  // The entry is what the guarded change makes of this very version: the task as read with the patch's values.
+  const entry = changeEntry(deps, actor, task, { ...task, ...patch });
+  const view = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
+    version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs, activity: entry && [entry],
+  });
+  if (!view) return undefined;
+  await taskChangeEvents(deps.store, deps, actor, task, view.task, entry);
+  if (jobs.length) deps.jobs.notify();
+  return { data: presentTask(view.task, view.details), version: view.task.version };
+}
+
+/** Reads and checks what an update needs and makes its patch and jobs, writing nothing. */
+async function planChange(
+  actor: Actor, task: TaskRecord, input: UpdateTaskInput, repos: Repos, deps: Deps,
+): Promise<{ patch: TaskPatch; jobs: OutboxJob[] }> {
+  const now = deps.now();
+  const patch: TaskPatch = { updatedAt: now };
+  const jobs: OutboxJob[] = [];
+  if (input.title !== undefined) patch.title = input.title;
+  if (input.type !== undefined) patch.type = input.type;
+  if (input.priority !== undefined) patch.priority = input.priority;
+  if (input.dueDate !== undefined) patch.dueDate = input.dueDate;
+  if (input.timeEstimateSeconds !== undefined) patch.timeEstimateSeconds = input.timeEstimateSeconds;
+  if (input.checklist !== undefined) patch.checklist = checklistItems(input.checklist, deps);
+  if (input.labels !== undefined) patch.labels = dedupe(input.labels);
+  const text = richText(input.description, input.descriptionText);
+  if (text) {
+    patch.descriptionHtml = text.html;
+    patch.descriptionText = text.text;
+  }
+
+  if (input.boardId !== undefined || input.statusId !== undefined) {
+    let board = await boardFor(actor, task.boardId, repos, 'boardId');
+    if (input.boardId !== undefined && input.boardId !== task.boardId) {
+      board = await boardFor(actor, input.boardId, repos, 'boardId');
+      if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
+    }
+    const status = input.statusId !== undefined || board.id !== task.boardId ? await columnOf(actor, board, input.statusId, repos) : undefined;
+    if (status) {
+      patch.boardId = board.id;
+      patch.statusId = status.id;
+      patch.rank = await rankFor(repos, status.id, 0, task.id);
+      patch.doneAt = doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now);
+    }
+  }
+
+  if (input.assigneeIds !== undefined || input.assigneeId !== undefined) {
+    let ids = input.assigneeIds !== undefined ? dedupe(input.assigneeIds) : task.assigneeIds;
+    let holder = task.assigneeId;
+    if (input.assigneeId !== undefined) {
+      holder = input.assigneeId;
+      if (holder !== null && !ids.includes(holder)) ids = [holder, ...ids];
+    } else if (holder === null || !ids.includes(holder)) {
+      holder = ids[0] ?? null;
+    }
+    await checkUsers(actor, ids, input.assigneeIds !== undefined ? 'assigneeIds' : 'assigneeId', repos);
+    patch.assigneeIds = ids;
+    patch.assigneeId = holder;
+    const added = ids.filter((id) => !task.assigneeIds.includes(id) && id !== actor.user.id);
+    if (added.length) {
+      jobs.push(job('notify.assigned', { workspaceId: actor.workspace.id, taskId: task.id, actorId: actor.user.id, userIds: added }));
+    }
+  }
+
+  if (input.parentId !== undefined) {
+    patch.parentId = input.parentId === null ? null : await checkParent(actor, input.parentId, task.projectId, task.id, repos);
+    if (patch.parentId === task.id) throw rejected('A task cannot be its own parent');
+  }
+  return { patch, jobs };
 }
 
 export const updateTask = withoutVersion(updateTaskVersioned);

@@ -1,5 +1,5 @@
-import { type ActingAs, type ActivityRecord, type Deps, type FieldChange, recordActivity, type Repos, viaOf } from '../shared/index.js';
-import { knownSubscriptions, recordEvent, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
+import { type ActingAs, activityEntry, type ActivityRecord, type Deps, type FieldChange, recordActivity, type Repos, viaOf } from '../shared/index.js';
+import { subscriptionsKnown, recordEvent, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
 import { activityTask, taskCreatedChanges, taskFieldChanges, taskMoveChanges } from './activity.js';
 import type { TaskRecord } from './ports.js';
 import { presentTaskSummary } from './present.js';
@@ -36,25 +36,38 @@ export async function taskEvent(
   // A create writes its entry in the insert's own statement (tasks.append) and passes it here for the webhook.
   const entry = written ?? (await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), type, changes));
   const data = { actorId: actor?.user.id ?? null, task: webhookTask(task), activity: entryOf(entry, actor) };
-  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, known ?? knownSubscriptions(actor));
+  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, known ?? subscriptionsKnown(actor));
+}
+
+/**
+ * The task.updated entry a change of `before` into `after` makes (as taskChangeEvents would record it), not yet
+ * written; undefined when the change is not one (nothing a field or a webhook shows moved).
+ */
+export function changeEntry(deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord): ActivityRecord | undefined {
+  const fields = taskFieldChanges(before, after);
+  if (!fields.length && !taskChanges(webhookTask(before), webhookTask(after)).changes.length) return undefined;
+  return activityEntry(deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields);
 }
 
 const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, status: { name: t.statusName, category: t.statusCategory } });
 /**
  * After a task changed: task.updated with the changed field names and their previous values when fields changed, and
- * task.moved when its board, column or place in the column changed; an activity entry for each. Returns the webhook
+ * task.moved when its board, column or place in the column changed; an activity entry for each (`updated`: the
+ * task.updated entry, written with the change itself). Returns the webhook
  * deliveries queued (0: the relay has nothing to take).
  */
-export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord): Promise<number> {
+export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord,
+  updated?: ActivityRecord,
+): Promise<number> {
   const task = webhookTask(after);
   const actorId = actor.user.id;
   const { changes, previous } = taskChanges(webhookTask(before), task);
   const base = { workspaceId: after.workspaceId, projectId: after.projectId };
   const fields = taskFieldChanges(before, after);
-  const known = knownSubscriptions(actor);
+  const known = subscriptionsKnown(actor);
   let queued = 0;
   if (changes.length || fields.length) {
-    const entry = await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields);
+    const entry = updated ?? (await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields));
     queued += await recordEvent(repos, deps, { ...base, type: 'task.updated', data: { actorId, task, changes, previous, activity: entryOf(entry, actor) } }, known);
   }
   if (before.statusId !== after.statusId || before.boardId !== after.boardId || before.rank !== after.rank) {

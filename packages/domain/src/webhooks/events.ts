@@ -42,5 +42,5 @@ export async function recordEvent(
  * The subscriptions an event of `actor`'s write goes to, when known without a lookup: none, when the workspace had no
  * active subscription as the request's key was read. Undefined: look them up (recordEvent does).
  */
-export const knownSubscriptions = (actor: { webhooks?: boolean | undefined } | null): WebhookRecord[] | undefined =>
+export const subscriptionsKnown = (actor: { webhooks?: boolean | undefined } | null): WebhookRecord[] | undefined =>
   actor?.webhooks === false ? [] : undefined;

@@ -217,6 +217,35 @@ describe('tasks', () => {
   });
 
   describe('changes, moves and rules', () => {
+    it('a PATCH whose task changes between its read and its write is planned again on the new version', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Races', key: 'RAC' })).body.data;
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'raced', boardId: p.boards[0].id })).body.data;
+      const tasks = h.runtime.deps.store.tasks;
+      const write = tasks.updateView;
+      let raced = 0;
+      // Another PATCH lands after this one read the task and before it writes.
+      tasks.updateView = async (...args) => {
+        if (raced++ === 0) expect((await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'by the other', priority: 'low' })).status).toBe(200);
+        return write.apply(tasks, args);
+      };
+      try {
+        const res = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'mine' });
+        expect(res.status).toBe(200);
+        expect(res.body.data).toMatchObject({ title: 'mine', priority: 'low' });
+        // Its first write found another version and wrote nothing; the second was planned on the other's result.
+        expect(raced).toBe(3);
+        expect(res.headers.get('etag')).toBe((await h.call(ws.token, 'GET', `/tasks/${t.key}`)).headers.get('etag'));
+        const entries = (await h.call(ws.token, 'GET', `/tasks/${t.key}/activity`)).body.data;
+        expect(entries.map((e: any) => [e.action, e.changes])).toEqual([
+          ['task.updated', [{ field: 'title', from: 'by the other', to: 'mine' }]],
+          ['task.updated', [{ field: 'title', from: 'raced', to: 'by the other' }, { field: 'priority', from: 'medium', to: 'low' }]],
+          ['task.created', expect.any(Array)],
+        ]);
+      } finally {
+        tasks.updateView = write;
+      }
+    });
+
     it('PATCH statusId goes to the top; doneAt set and cleared; updatedAt moves', async () => {
       const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Moves', key: 'MOV' })).body.data;
       const b = p.boards[0];

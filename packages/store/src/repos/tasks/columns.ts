@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
-import type { AttachmentRecord, CommentRecord, TaskDetails, TaskRecord, TimeLogRecord } from '@tt/domain';
+import type { ActivityRecord, AttachmentRecord, CommentRecord, OutboxJob, TaskDetails, TaskRecord, TimeLogRecord } from '@tt/domain';
 import { columnMap } from '../../columns.js';
 import { bind, compiled, marker, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { dayOrNull, num, numOrNull } from '../../util.js';
+import { activityRow } from '../activity.js';
+import { outboxValues } from '../outbox.js';
 
 type Row = Record<string, any>;
 
@@ -138,39 +140,78 @@ function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean
   return statement;
 }
 
-// One prepared statement per set of changed columns (a PATCH of the title, of the title and priority, a move...).
+// One prepared statement per shape of change (which columns; with a version guard, labels, jobs, activity entries).
 const UPDATES = statementFamily(64);
 const UPDATE_SHAPES = new Map<string, { sql: string; slots: Slot[] }>();
+
+/** What goes in with a task's change, in its statement. */
+export interface TaskChangeAlso {
+  /** Change the task only if its version is still this one (else no row, nothing written). */
+  version?: number | undefined;
+  /** Labels of the workspace the change names (added when new). */
+  labels?: { workspaceId: string; names: string[] } | undefined;
+  jobs?: OutboxJob[] | undefined;
+  activity?: ActivityRecord[] | undefined;
+}
 
 /**
  * Changes a task's columns (`data`, as TASK.write gives them; the version moves with them) and reads the task as the
  * change left it, with its column, its board's members and the details `viewerId` may see, in one statement: the
  * change is a data-modifying CTE whose returned row stands in for the task in the read. The read's subqueries see the
- * other rows as the statement's snapshot has them, which the change does not touch but for the task's own row.
+ * other rows as the statement's snapshot has them, which the change does not touch but for the task's own row. What
+ * `also` names goes in with it, in the same statement, and only when the guarded change happened.
  */
 export async function updateTaskView(
-  db: Knex, id: string, data: Row, viewerId: string | null,
+  db: Knex, id: string, data: Row, viewerId: string | null, also: TaskChangeAlso = {},
 ): Promise<{ task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails } | undefined> {
   const columns = Object.keys(data).sort();
-  const shapeKey = columns.join(',');
+  const entries = (also.activity ?? []).map(activityRow);
+  const entryColumns = entries.length ? Object.keys(entries[0]!).sort() : [];
+  const guarded = also.version !== undefined;
+  const labels = also.labels !== undefined && also.labels.names.length > 0;
+  const jobs = (also.jobs?.length ?? 0) > 0;
+  // The values in the order of the markers below.
+  const values: unknown[] = [...columns.map((c) => data[c]), id, viewerId];
+  if (guarded) values.push(also.version);
+  if (labels) values.push(also.labels!.workspaceId, also.labels!.names);
+  if (jobs) values.push(...outboxValues(also.jobs!));
+  for (const e of entries) values.push(...entryColumns.map((c) => e[c]));
+  const shapeKey = `${columns.join(',')}|${guarded}|${labels}|${jobs}|${entries.length}:${entryColumns.join(',')}`;
   let shape = UPDATE_SHAPES.get(shapeKey);
   if (!shape) {
-    const n = columns.length;
-    const set: Row = Object.fromEntries(columns.map((c, i) => [c, marker(i)]));
-    const q = db
-      .with('changed', (w) => w.from('tasks').where('id', marker(n)).update({ ...set, version: db.raw('version + 1') }).returning('*'))
-      .from({ tasks: 'changed' })
+    let next = 0;
+    const m = () => marker(next++);
+    const set: Row = Object.fromEntries(columns.map((c) => [c, m()]));
+    const where: Row = { id: m() };
+    const viewer = m();
+    if (guarded) where.version = m();
+    // Each write below runs only when the change did (the guard held): it reads the changed row.
+    const q = db.with('changed', (w) => w.from('tasks').where(where).update({ ...set, version: db.raw('version + 1') }).returning('*'));
+    if (labels) {
+      const [workspace, names] = [m(), m()];
+      q.with('labels_added', db.raw(`insert into labels (workspace_id, name) select ?, unnest(?::text[]) from changed on conflict (workspace_id, name) do nothing`, [workspace, names]));
+    }
+    if (jobs) {
+      const [at, names, payloads] = [m(), m(), m()];
+      q.with('jobs_added', db.raw(`insert into outbox (name, payload, created_at) select n, p::jsonb, ? from changed, unnest(?::text[], ?::text[]) with ordinality as j(n, p, i) order by i`, [at, names, payloads]));
+    }
+    entries.forEach((_, k) => {
+      const cols = entryColumns.map((c) => `"${c}"`).join(', ');
+      const marks = entryColumns.map(() => m());
+      q.with(`activity_added_${k}`, db.raw(`insert into activity (${cols}) select ${entryColumns.map(() => '?').join(', ')} from changed`, marks));
+    });
+    q.from({ tasks: 'changed' })
       .join('statuses', 'statuses.id', 'tasks.status_id')
       .join('boards', 'boards.id', 'tasks.board_id')
       .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
-      .select(detailColumns(db, marker(n + 1)));
+      .select(detailColumns(db, viewer));
     const { sql, bindings } = q.toSQL();
-    const slots = slotsOf(bindings, n + 2);
-    if (!slots) throw new Error('updateTaskView: a value is not a bound parameter');
+    const slots = slotsOf(bindings, next);
+    if (!slots || next !== values.length) throw new Error('updateTaskView: a value is not a bound parameter');
     shape = { sql, slots };
     if (UPDATE_SHAPES.size < 256) UPDATE_SHAPES.set(shapeKey, shape);
   }
-  const [row] = await UPDATES(db, shape.sql, bind(shape.slots, [...columns.map((c) => data[c]), id, viewerId]), true);
+  const [row] = await UPDATES(db, shape.sql, bind(shape.slots, values), true);
   if (!row) return undefined;
   const task = TASK.read(row);
   return { task, boardMemberIds: row.board_member_ids ?? null, details: details(row, task) };

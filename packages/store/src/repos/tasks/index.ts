@@ -75,8 +75,8 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       // Every change moves the version (the ETag), in the same statement as the change.
       if (Object.keys(data).length) await db('tasks').where({ id }).update({ ...data, version: db.raw('version + 1') });
     },
-    updateView(id, p, viewerId) {
-      return updateTaskView(db, id, TASK.write(p), viewerId);
+    updateView(id, p, viewerId, also) {
+      return updateTaskView(db, id, TASK.write(p), viewerId, also);
     },
     async delete(id) {
       await db('tasks').where({ id }).delete();
