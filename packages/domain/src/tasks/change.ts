@@ -5,9 +5,9 @@ import {
   assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
   written,
 } from './checks.js';
-import { taskChangeEvents, taskEvent, changeEntry } from './events.js';
-import { presentTask } from './present.js';
+import { changeEntry, taskChangeEvents, taskEvent } from './events.js';
 import { visibleTask } from './lookup.js';
+import { presentTask } from './present.js';
 import type { TaskPatch, TaskRecord } from './ports.js';
 import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
 
