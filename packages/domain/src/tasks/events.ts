@@ -1,5 +1,5 @@
 import { type ActingAs, activityEntry, type ActivityRecord, type Deps, type FieldChange, recordActivity, type Repos, viaOf } from '../shared/index.js';
-import { subscriptionsKnown, recordEvent, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
+import { recordEvent, subscriptionsKnown, taskChanges, type WebhookEventType, type WebhookRecord } from '../webhooks/index.js';
 import { activityTask, taskCreatedChanges, taskFieldChanges, taskMoveChanges } from './activity.js';
 import type { TaskRecord } from './ports.js';
 import { presentTaskSummary } from './present.js';
@@ -53,8 +53,8 @@ const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, st
 /**
  * After a task changed: task.updated with the changed field names and their previous values when fields changed, and
  * task.moved when its board, column or place in the column changed; an activity entry for each (`updated`: the
- * task.updated entry, written with the change itself). Returns the webhook
- * deliveries queued (0: the relay has nothing to take).
+ * task.updated entry, written with the change itself). Returns the webhook deliveries queued (0: the relay has
+ * nothing to take).
  */
 export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord,
   updated?: ActivityRecord,

@@ -46,13 +46,13 @@ function visible(db: Knex, f: ActivityFilter): Knex.QueryBuilder {
   return q;
 }
 
+/** An entry as its row's columns. */
+export const activityRow = (entry: ActivityRecord): Row => ACTIVITY.write(entry);
+
 /**
  * A task's first entry, written by the statement that inserts the task (a CTE beside `ins`), so that it commits with the
  * task in the same statement; its task key is the one the insert numbers.
  */
-/** An entry as its row's columns. */
-export const activityRow = (entry: ActivityRecord): Row => ACTIVITY.write(entry);
-
 export function activityWithInsert(entry: ActivityRecord): { sql: string; bindings: unknown[] } {
   const row = ACTIVITY.write(entry);
   delete row.task_key;
