@@ -55,7 +55,7 @@ async function editAlone(actor: Actor, ref: string, input: UpdateTaskInput, deps
   // The entry is what the guarded change makes of this very version: the task as read with the patch's values.
   const entry = changeEntry(deps, actor, task, { ...task, ...patch });
   const view = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
-    version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs, activity: entry && [entry],
+    version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs, activity: entry,
   });
   if (!view) return undefined;
   await taskChangeEvents(deps.store, deps, actor, task, view.task, entry);

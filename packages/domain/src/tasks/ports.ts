@@ -146,11 +146,11 @@ export interface TaskRepos {
     /**
      * Changes a task and answers with it as the change left it, with its board's members and details (as `fullView`),
      * in one statement; undefined when no task has that id, or (with `also.version`) when its version is no longer
-     * that one, and then nothing is written. `also`'s labels, jobs and activity entries go in with the change.
+     * that one, and then nothing is written. `also`'s labels, jobs and activity entry go in with the change.
      */
     updateView(
       id: string, patch: TaskPatch, viewerId: string | null,
-      also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[] },
+      also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord },
     ): Promise<TaskFullView | undefined>;
     delete(id: string): Promise<void>;
     list(filter: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>>;

@@ -5,9 +5,13 @@ import { num } from '../util.js';
 
 type Row = Record<string, any>;
 
-/** Jobs into the outbox, one prepared text for any number of them (rows from arrays, in order); bound by outboxValues. */
-export const OUTBOX_INSERT =
-  'insert into outbox (name, payload, created_at) select n, p::jsonb, ? from unnest(?::text[], ?::text[]) with ordinality as j(n, p, i) order by i';
+/**
+ * Jobs into the outbox, one prepared text for any number of them (rows from arrays, in order); bound by outboxValues.
+ * With `onlyWith` (a CTE's name), as part of a larger statement: the jobs go in only when that CTE has a row.
+ */
+export const outboxInsert = (onlyWith?: string): string =>
+  `insert into outbox (name, payload, created_at) select n, p::jsonb, ? from ${onlyWith ? `${onlyWith}, ` : ''}unnest(?::text[], ?::text[]) with ordinality as j(n, p, i) order by i`;
+export const OUTBOX_INSERT = outboxInsert();
 export const outboxValues = (jobs: OutboxJob[]): unknown[] => [Date.now(), jobs.map((j) => j.name), jobs.map((j) => JSON.stringify(j.payload))];
 
 /** The transactional outbox: jobs commit with the change that caused them; a relay moves them to the queue. */

@@ -107,8 +107,13 @@ export function teamRepo(db: Knex): Repos['teams'] {
   };
 }
 
-/** Labels made known in a workspace: one prepared text whatever the number of names; binds the workspace and the names. */
-export const LABELS_INSERT = 'insert into labels (workspace_id, name) select ?, unnest(?::text[]) on conflict (workspace_id, name) do nothing';
+/**
+ * Labels made known in a workspace: one prepared text whatever the number of names; binds the workspace and the names.
+ * With `onlyWith` (a CTE's name), as part of a larger statement: the labels go in only when that CTE has a row.
+ */
+export const labelsInsert = (onlyWith?: string): string =>
+  `insert into labels (workspace_id, name) select ?, unnest(?::text[])${onlyWith ? ` from ${onlyWith}` : ''} on conflict (workspace_id, name) do nothing`;
+export const LABELS_INSERT = labelsInsert();
 
 // Every create or update naming assignees checks them: one prepared text for any number of ids.
 const usersByIds = compiled((db, workspaceId: string, ids: string[]) =>

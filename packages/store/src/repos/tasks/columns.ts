@@ -4,7 +4,8 @@ import { columnMap } from '../../columns.js';
 import { bind, compiled, marker, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { dayOrNull, num, numOrNull } from '../../util.js';
 import { activityRow } from '../activity.js';
-import { outboxValues } from '../outbox.js';
+import { outboxInsert, outboxValues } from '../outbox.js';
+import { labelsInsert } from '../people.js';
 
 type Row = Record<string, any>;
 
@@ -140,7 +141,7 @@ function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean
   return statement;
 }
 
-// One prepared statement per shape of change (which columns; with a version guard, labels, jobs, activity entries).
+// One prepared statement per shape of change (which columns; with a version guard, labels, jobs, an activity entry).
 const UPDATES = statementFamily(64);
 const UPDATE_SHAPES = new Map<string, { sql: string; slots: Slot[] }>();
 
@@ -151,7 +152,7 @@ export interface TaskChangeAlso {
   /** Labels of the workspace the change names (added when new). */
   labels?: { workspaceId: string; names: string[] } | undefined;
   jobs?: OutboxJob[] | undefined;
-  activity?: ActivityRecord[] | undefined;
+  activity?: ActivityRecord | undefined;
 }
 
 /**
@@ -165,8 +166,8 @@ export async function updateTaskView(
   db: Knex, id: string, data: Row, viewerId: string | null, also: TaskChangeAlso = {},
 ): Promise<{ task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails } | undefined> {
   const columns = Object.keys(data).sort();
-  const entries = (also.activity ?? []).map(activityRow);
-  const entryColumns = entries.length ? Object.keys(entries[0]!).sort() : [];
+  const entry = also.activity && activityRow(also.activity);
+  const entryColumns = entry ? Object.keys(entry).sort() : [];
   const guarded = also.version !== undefined;
   const labels = also.labels !== undefined && also.labels.names.length > 0;
   const jobs = (also.jobs?.length ?? 0) > 0;
@@ -175,8 +176,8 @@ export async function updateTaskView(
   if (guarded) values.push(also.version);
   if (labels) values.push(also.labels!.workspaceId, also.labels!.names);
   if (jobs) values.push(...outboxValues(also.jobs!));
-  for (const e of entries) values.push(...entryColumns.map((c) => e[c]));
-  const shapeKey = `${columns.join(',')}|${guarded}|${labels}|${jobs}|${entries.length}:${entryColumns.join(',')}`;
+  if (entry) values.push(...entryColumns.map((c) => entry[c]));
+  const shapeKey = `${columns.join(',')}|${guarded}|${labels}|${jobs}|${entryColumns.join(',')}`;
   let shape = UPDATE_SHAPES.get(shapeKey);
   if (!shape) {
     let next = 0;
@@ -189,17 +190,17 @@ export async function updateTaskView(
     const q = db.with('changed', (w) => w.from('tasks').where(where).update({ ...set, version: db.raw('version + 1') }).returning('*'));
     if (labels) {
       const [workspace, names] = [m(), m()];
-      q.with('labels_added', db.raw(`insert into labels (workspace_id, name) select ?, unnest(?::text[]) from changed on conflict (workspace_id, name) do nothing`, [workspace, names]));
+      q.with('labels_added', db.raw(labelsInsert('changed'), [workspace, names]));
     }
     if (jobs) {
       const [at, names, payloads] = [m(), m(), m()];
-      q.with('jobs_added', db.raw(`insert into outbox (name, payload, created_at) select n, p::jsonb, ? from changed, unnest(?::text[], ?::text[]) with ordinality as j(n, p, i) order by i`, [at, names, payloads]));
+      q.with('jobs_added', db.raw(outboxInsert('changed'), [at, names, payloads]));
     }
-    entries.forEach((_, k) => {
+    if (entry) {
       const cols = entryColumns.map((c) => `"${c}"`).join(', ');
       const marks = entryColumns.map(() => m());
-      q.with(`activity_added_${k}`, db.raw(`insert into activity (${cols}) select ${entryColumns.map(() => '?').join(', ')} from changed`, marks));
-    });
+      q.with('activity_added', db.raw(`insert into activity (${cols}) select ${entryColumns.map(() => '?').join(', ')} from changed`, marks));
+    }
     q.from({ tasks: 'changed' })
       .join('statuses', 'statuses.id', 'tasks.status_id')
       .join('boards', 'boards.id', 'tasks.board_id')
