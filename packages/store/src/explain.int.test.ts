@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListTasksQuery, SCOPES, tasks as taskService, type Actor, type Deps, type TaskFilter } from '@tt/domain';
 import { isPglite, migrate, openDatabase } from './db.js';
 import { taskListQueries } from './repos/tasks/index.js';
+import { listSql } from './repos/tasks/list.js';
 import { createStore } from './store.js';
 import { createTestDatabaseUrl, dropTestDatabase, openTestPglite } from './testing.js';
 import { newId } from './util.js';
@@ -225,6 +226,8 @@ function visibleToActor(t: Seeded): boolean {
   return false;
 }
 
+const rowsOf = (result: unknown): unknown[] => (result as { rows: unknown[] }).rows;
+
 const fullFilter = (f: Partial<TaskFilter>): TaskFilter => ({
   workspaceId: layout.ws, visibleProjectIds: null, userId: layout.users[0]!, archived: 'false', orderBy: 'created', ...f,
 });
@@ -248,13 +251,16 @@ describe('GET /tasks filters', () => {
     }
   });
 
-  it('a label or a due date alone: every page the same, whether it walks the ids or sorts the matches', async () => {
+  it('a label, a due date or updatedSince alone: every page the same, whether it walks the ids or sorts the matches', async () => {
     // Which way a page goes depends on the total, the active tasks and the page's size (`gateOf`): a page of 1 walks
     // for a label or date that many tasks match, a page of 500 sorts any but the commonest, so these take both ways.
+    // updatedSince walks at most 1 000 tasks: a time most tasks changed after fills a small page within them, a page
+    // of 500 or a time few changed after does not. The pages are read with the statement the service runs (`listSql`).
     type Case = [Partial<TaskFilter>, (t: Seeded) => boolean];
     const cases: Case[] = [
       ...[['backend'], ['backend', 'api'], ['nothing']].map((labels): Case => [{ labels }, (t) => labels.every((l) => t.labels.includes(l))]),
       ...['2024-01-20', '2030-01-01', '2000-01-01'].map((day): Case => [{ dueBefore: day }, (t) => t.due_date !== null && t.due_date <= day]),
+      ...[T0 + 2 * DAY, T0 + 25 * DAY, T0 + 1000 * DAY].map((since): Case => [{ updatedSince: since }, (t) => t.updated_at > since]),
     ];
     for (const [filter, match] of cases) {
       const name = JSON.stringify(filter);
@@ -262,7 +268,8 @@ describe('GET /tasks filters', () => {
       for (const limit of [1, 3, 20, 500]) {
         let after: string | undefined;
         for (let page = 0; page < 3; page++) {
-          const got = (await taskListQueries(db, fullFilter(filter), { limit, after }).page) as Array<{ id: string | null; total: unknown }>;
+          const { sql, bindings } = listSql(db, fullFilter(filter), { limit, after });
+          const got = rowsOf(await db.raw(sql, bindings as Knex.RawBinding[])) as Array<{ id: string | null; total: unknown }>;
           const at = after === undefined ? 0 : want.indexOf(after) + 1;
           expect(Number(got[0]!.total), `${name} limit ${limit}`).toBe(want.length);
           expect(got.filter((r) => r.id !== null).map((r) => r.id), `${name} limit ${limit} page ${page}`).toEqual(want.slice(at, at + limit + 1));

@@ -15,6 +15,7 @@ import * as oauth from './013-oauth.js';
 import * as oauthClientUse from './014-oauth-client-use.js';
 import * as activity from './015-activity.js';
 import * as dueCovering from './016-due-covering.js';
+import * as activeUpdated from './017-active-updated.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '014-oauth-client-use': oauthClientUse,
   '015-activity': activity,
   '016-due-covering': dueCovering,
+  '017-active-updated': activeUpdated,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

@@ -113,9 +113,9 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
  * workspace's projects, a sum over a few rows. That bounds them from above (archived and deleted tasks keep their
  * numbers), so where many are archived the page leans to the top-N, the way whose cost is bounded by its matches.
  * (The active tasks summed from the counters cost PostgreSQL about 0.7 ms more a page at 20 000 tasks.) The walk's
- * length assumes matches spread over the ids, as labels and due dates are. Recent changes are not (they are mostly
- * the newest tasks, last in id order), so `updatedSince` keeps its top-N: gated, it walked 98 000 tasks at 100 000
- * for a day's changes.
+ * length assumes matches spread over the ids, as labels and due dates are. Recent changes need not be (they may be
+ * the newest tasks, last in id order: gated so, a walk read 98 000 tasks at 100 000 for a day's changes), so
+ * `updatedSince` walks a bounded length instead (`walksSince`).
  */
 type Gate = 'labels' | 'dueBefore';
 function gateOf(f: TaskFilter): Gate | undefined {
@@ -135,6 +135,21 @@ function otherCondition(f: TaskFilter): boolean {
     Boolean(f.priorities?.length) || f.parentId !== undefined || hasExtraFilters(f)
   );
 }
+/**
+ * `updatedSince` alone over the active tasks in creation order: its page first walks at most SINCE_WALK active tasks
+ * in id order (an index-only read of tasks_active), and takes the top-N of the match set only when those hold less
+ * than a page. Recent changes may lie anywhere in id order: spread over the ids (a sync of a busy workspace, where
+ * the walk meets a page after a few hundred steps and the top-N would read and sort thousands of matches), or among
+ * the newest tasks only (the walk finds nothing, and costs its steps: about a tenth of a millisecond).
+ */
+function walksSince(f: TaskFilter): boolean {
+  return (
+    f.updatedSince !== undefined && f.orderBy === 'created' && f.archived === 'false' && !otherCondition(f) &&
+    !f.labels?.length && !f.dueBefore && f.reporterId === undefined
+  );
+}
+const SINCE_WALK = 1000;
+
 /** The relative cost of a match read for the top-N and of a step of the walk, measured at 20 000 tasks. */
 const GATES: Record<Gate, { match: number; step: number }> = { labels: { match: 10, step: 1 }, dueBefore: { match: 1, step: 3 } };
 
@@ -158,8 +173,8 @@ export function taskListQueries(
   //   The set is read once, into `matches` (for updatedSince an index-only scan of its covering index): the total
   //   counts it and the page's ids are a top-N of it, sorted in memory, so the planner cannot walk the id index
   //   hoping to meet matches early (which reads every task when a search matches few, and nearly every task for the
-  //   recent changes a sync asks for: they are the newest). The plan is then the same for any value (see
-  //   `preparedShape`). A dueBefore is not read this way: due dates are spread over the ids, so where many tasks
+  //   recent changes a sync asks for when they are the newest). The plan is then the same for any value (see
+  //   `preparedShape`). updatedSince alone first walks a bounded length of the ids (`walksSince`). A dueBefore is not read this way: due dates are spread over the ids, so where many tasks
   //   match (21 000 of 1 000 000), walking the ids to the page's 101 costs 2 ms and materializing and sorting the
   //   matches 10; its count is an index-only scan of the covering tasks_due, and the walk or the top-N is the
   //   planner's choice for the value.
@@ -171,9 +186,24 @@ export function taskListQueries(
   const labelWalk = Boolean(f.labels?.length) && counters && f.archived === 'false' && f.projectId === undefined && !f.visibleProjectIds;
   const idsFirst = !keyed && f.orderBy !== 'position' && (topN || labelWalk);
   const gated = gateOf(f);
+  const sinceWalk = walksSince(f);
   const matches = (topN || gated) && !keyed && f.orderBy !== 'position' ? base.clone().select('tasks.id') : undefined;
+  let walk: Knex.QueryBuilder | undefined;
   let rows: Knex.QueryBuilder;
-  if (gated) {
+  if (sinceWalk) {
+    // The first SINCE_WALK active tasks from the cursor on, in id order (tasks_active alone: it holds updated_at), and
+    // the matches among them (`walk`). When those make a page, it is the page; else the top-N of the match set, which
+    // is read only then. The total is counted on its covering index, beside either.
+    const steps = filtered(db, { ...f, updatedSince: undefined }).select('tasks.id', 'tasks.updated_at').orderBy('tasks.id').limit(SINCE_WALK);
+    if (page.after !== undefined) steps.where('tasks.id', '>', page.after);
+    walk = db.from(steps.as('w')).select('w.id').where('w.updated_at', '>', f.updatedSince!).orderBy('w.id').limit(page.limit + 1);
+    const full = '(select count(*) from walk) = ?';
+    const walked = db('walk').select('id').whereRaw(full, [page.limit + 1]);
+    const top = db('matches').select('id').whereRaw(`not ${full}`, [page.limit + 1]);
+    if (page.after !== undefined) top.where('id', '>', page.after);
+    top.orderBy('id').limit(page.limit + 1);
+    rows = db('tasks').whereRaw('tasks.id = any(array(? union all ?))', [walked as unknown as Knex.Value, top as unknown as Knex.Value]);
+  } else if (gated) {
     // Both ways to the page, each behind a condition on the totals (`c`, beside the rows), so the statement's one
     // plan holds both and runs one: the walk of tasks_active where matches are dense enough to meet a page early, else
     // a top-N of the match set read from its own index (`matches`, never read otherwise).
@@ -206,7 +236,15 @@ export function taskListQueries(
   if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
   rows.limit(page.limit + 1);
   // A gated page counts on the index (`matches` is read only by its top-N).
-  const count = counters ? counterTotal(db, f) : (matches && !gated ? db('matches') : base.clone()).select(db.raw('count(*) as total'));
+  // A walk for updatedSince counts on the index when it made the page, else on the match set its top-N reads anyway:
+  // PostgreSQL runs only the subquery of the branch taken.
+  const count = counters
+    ? counterTotal(db, f)
+    : sinceWalk
+      ? db.select(db.raw('case when (select count(*) from walk) = ? then (?) else (select count(*) from matches) end as total', [
+          page.limit + 1, base.clone().select(db.raw('count(*)')) as unknown as Knex.Value,
+        ]))
+      : (matches && !gated ? db('matches') : base.clone()).select(db.raw('count(*) as total'));
   // How long the walk is: the tasks numbered in the workspace's projects, the bound `gateOf` takes for the active ones.
   if (gated) {
     const numbered = db('projects as p').where('p.workspace_id', f.workspaceId).select(db.raw('coalesce(sum(p.task_seq), 0)::bigint'));
@@ -219,7 +257,10 @@ export function taskListQueries(
     .joinRaw('left join lateral ? as r on true', [rows as unknown as Knex.Value])
     .orderBy(keyed ? keyedOuterOrder(keyed) : order.map((c) => ({ column: `r.${c}` })));
   // The match set is named once, at the top of each statement that reads it (rows and count run alone in the plan test).
-  const withMatches = (q: Knex.QueryBuilder) => (matches ? q.clone().withMaterialized('matches', matches) : q);
+  const withMatches = (q: Knex.QueryBuilder) => {
+    const named = matches ? q.clone().withMaterialized('matches', matches) : q;
+    return walk ? named.withMaterialized('walk', walk) : named;
+  };
   // A gated page reads the totals beside it: alone, its rows are still read with them.
   const alone = gated ? db.select('r.*').from(count.clone().as('c')).joinRaw('cross join lateral ? as r', [rows as unknown as Knex.Value]) : rows;
   return { page: withMatches(combined), rows: withMatches(alone), count: withMatches(count), offset, counters };
@@ -227,8 +268,9 @@ export function taskListQueries(
 
 /**
  * Whether a filter's page statement is prepared. Its text depends only on the filter's shape (which filters, list
- * lengths, order, cursor), so a prepared one is parsed and planned once per connection and shape; PostgreSQL then
- * runs a generic plan once it finds that plan no costlier than the plans made for the values. That holds where the
+ * lengths, order, cursor), so a prepared one is parsed and planned once per connection and shape: it reads its
+ * values through subqueries (`veiled`), so that PostgreSQL, after its first five executions, runs the generic plan.
+ * That is right where the
  * conditions are on the layout (project, board, column, category), type, priority or archived: about as many tasks
  * match any value, and an ordered walk of an index stops at the page. It holds too for a person (`assigneeId`) and a
  * search text (`q`), whose page is a top-N of the match set read once (`taskListQueries`): the match set is read from
@@ -303,19 +345,46 @@ function valuesOf(f: TaskFilter, page: PageRequest): unknown[] {
   return values;
 }
 
-/** The same filter and page with every value a marker (in `eachValue`'s order) and the row count `TAKE`, the last. */
-function marked(f: TaskFilter, page: PageRequest): { f: TaskFilter; page: PageRequest; count: number } {
+/** The same filter and page with every value a marker (in `eachValue`'s order) and the row count `TAKE`, the last; each marker's SQL type. */
+function marked(f: TaskFilter, page: PageRequest): { f: TaskFilter; page: PageRequest; count: number; types: string[] } {
   const m: Record<string, unknown> = { ...f };
   for (const k of LIST_FIELDS) if (f[k]) m[k] = [...f[k]!];
   let n = 0;
   let after: string | undefined;
+  const types: string[] = [];
   eachValue(f, page, (_, field, at) => {
     const mark = marker(n++);
+    types.push(VALUE_TYPES[field] ?? 'text');
     if (field === 'after') after = mark;
     else if (at === undefined) m[field] = mark;
     else (m[field] as unknown[])[at] = mark;
   });
-  return { f: m as unknown as TaskFilter, page: { limit: TAKE - 1, after }, count: n + 1 };
+  types.push('int');
+  return { f: m as unknown as TaskFilter, page: { limit: TAKE - 1, after }, count: n + 1, types };
+}
+
+/** The SQL type of a value field that is not text. */
+const VALUE_TYPES: Record<string, string> = { updatedSince: 'bigint', createdSince: 'bigint', createdBefore: 'bigint', dueBefore: 'date', dueAfter: 'date' };
+
+/**
+ * A prepared shape's text with each value read through a scalar subquery, `(select $n::type)`: PostgreSQL plans
+ * around such a value without looking at it, so the plans it makes for the first executions (with the values) are its
+ * generic plan, and it settles on that plan, as `preparedShape` intends, instead of planning every request again.
+ * Left to itself it did plan them all again at 20 000 tasks for `updatedSince` and `dueBefore` (about 1 ms each),
+ * and at 40 000 for most shapes: a plan that knows the values is estimated cheaper than one that does not, even where
+ * both are the same. Constants (bound, not markers) stay as they are. Undefined when the placeholders cannot be
+ * matched to the bindings.
+ */
+function veiled(sql: string, bindings: readonly unknown[], types: readonly string[]): string | undefined {
+  const parts = sql.split('?');
+  if (parts.length - 1 !== bindings.length) return undefined;
+  let out = parts[0]!;
+  bindings.forEach((b, i) => {
+    const at = b === TAKE ? types.length - 1 : typeof b === 'string' && b.startsWith('\u0000') ? Number(b.slice(1, -1)) : undefined;
+    const param = Array.isArray(b) ? '(select ?::text[])' : at !== undefined ? `(select ?::${types[at]})` : '?';
+    out += param + parts[i + 1]!;
+  });
+  return out;
 }
 
 /** Shapes whose SQL is kept, at most (past it a shape is built at each request). */
@@ -333,7 +402,8 @@ export function listSql(db: Knex, f: TaskFilter, page: PageRequest): { sql: stri
     const m = marked(f, page);
     const { sql, bindings } = taskListQueries(db, m.f, m.page).page.toSQL();
     const slots = slotsOf(bindings, m.count, new Map([[TAKE, m.count - 1]]));
-    cached = slots ? { sql, slots } : null;
+    const text = preparedShape(f) ? veiled(sql, bindings, m.types) : sql;
+    cached = slots && text ? { sql: text, slots } : null;
     if (shapeSql.size < MAX_SHAPE_SQL) shapeSql.set(key, cached);
   }
   if (cached) {
