@@ -34,6 +34,8 @@ export function compiled<P extends unknown[]>(build: (db: Knex, ...params: P) =>
 
 /** Stands for parameter `i` while a statement is built: a string no caller's value holds (PostgreSQL refuses NUL). */
 export const marker = (i: number): string => `\u0000${i}\u0000`;
+/** The parameter a marker stands for; undefined for any other value. */
+export const markerIndex = (v: unknown): number | undefined => (typeof v === 'string' && v.startsWith('\u0000') ? Number(v.slice(1, -1)) : undefined);
 
 /** Where a binding of a statement built with markers comes from: a constant, a parameter, or a list of parameters. */
 export type Slot = { value: unknown } | { param: number } | { params: number[] };
@@ -44,7 +46,7 @@ export type Slot = { value: unknown } | { param: number } | { params: number[] }
  * index. Undefined when a parameter is not bound, or was changed on its way in (a marker inside a longer string).
  */
 export function slotsOf(bindings: readonly unknown[], count: number, sentinels: ReadonlyMap<unknown, number> = new Map()): Slot[] | undefined {
-  const index = (v: unknown) => (typeof v === 'string' && v.startsWith('\u0000') ? Number(v.slice(1, -1)) : sentinels.get(v) ?? -1);
+  const index = (v: unknown) => markerIndex(v) ?? sentinels.get(v) ?? -1;
   const used = new Set<number>();
   const slots: Slot[] = [];
   for (const b of bindings) {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { PageRequest, PageResult, TaskFilter, TaskRecord } from '@tt/domain';
-import { bind, marker, type Slot, slotsOf, statementFamily } from '../../compiled.js';
+import { bind, marker, markerIndex, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { parsePosition, position } from '../../position.js';
 import { num } from '../../util.js';
 import { SUMMARY_SELECT, TASK } from './columns.js';
@@ -174,10 +174,10 @@ export function taskListQueries(
   //   counts it and the page's ids are a top-N of it, sorted in memory, so the planner cannot walk the id index
   //   hoping to meet matches early (which reads every task when a search matches few, and nearly every task for the
   //   recent changes a sync asks for when they are the newest). The plan is then the same for any value (see
-  //   `preparedShape`). updatedSince alone first walks a bounded length of the ids (`walksSince`). A dueBefore is not read this way: due dates are spread over the ids, so where many tasks
-  //   match (21 000 of 1 000 000), walking the ids to the page's 101 costs 2 ms and materializing and sorting the
-  //   matches 10; its count is an index-only scan of the covering tasks_due, and the walk or the top-N is the
-  //   planner's choice for the value.
+  //   `preparedShape`). updatedSince alone first walks a bounded length of the ids (`walksSince`). A dueBefore is
+  //   not read this way: due dates are spread over the ids, so where many tasks match (21 000 of 1 000 000), walking
+  //   the ids to the page's 101 costs 2 ms and materializing and sorting the matches 10; its count is an index-only
+  //   scan of the covering tasks_due, and the walk or the top-N is the planner's choice for the value.
   // - a person (assigneeId): the same holds, and walking the id index for a page of someone's tasks read the whole
   //   workspace for a member with none (3.9 s at 1 000 000 tasks, where the match set is empty and costs 0.2 ms).
   // - labels over the layout alone (active tasks, no project): the ids walk tasks_active in id order, which holds
@@ -270,9 +270,8 @@ export function taskListQueries(
  * Whether a filter's page statement is prepared. Its text depends only on the filter's shape (which filters, list
  * lengths, order, cursor), so a prepared one is parsed and planned once per connection and shape: it reads its
  * values through subqueries (`veiled`), so that PostgreSQL, after its first five executions, runs the generic plan.
- * That is right where the
- * conditions are on the layout (project, board, column, category), type, priority or archived: about as many tasks
- * match any value, and an ordered walk of an index stops at the page. It holds too for a person (`assigneeId`) and a
+ * That is right where the conditions are on the layout (project, board, column, category), type, priority or
+ * archived: about as many tasks match any value, and an ordered walk of an index stops at the page. It holds too for a person (`assigneeId`) and a
  * search text (`q`), whose page is a top-N of the match set read once (`taskListQueries`): the match set is read from
  * its own index whatever the value, so there is no walk to go wrong, and the generic plan reads what the plan for the
  * value reads (`list-plans.int.test.ts`, for a member with no tasks and one with many). The same holds for
@@ -380,7 +379,7 @@ function veiled(sql: string, bindings: readonly unknown[], types: readonly strin
   if (parts.length - 1 !== bindings.length) return undefined;
   let out = parts[0]!;
   bindings.forEach((b, i) => {
-    const at = b === TAKE ? types.length - 1 : typeof b === 'string' && b.startsWith('\u0000') ? Number(b.slice(1, -1)) : undefined;
+    const at = b === TAKE ? types.length - 1 : markerIndex(b);
     const param = Array.isArray(b) ? '(select ?::text[])' : at !== undefined ? `(select ?::${types[at]})` : '?';
     out += param + parts[i + 1]!;
   });
