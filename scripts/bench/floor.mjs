@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { fixedRateApart } from './fixed-rate.mjs';
-import { databaseUrl, nodeArgs, ROOT } from './lib.mjs';
+import { databaseUrl, freePort, nodeArgs, ROOT } from './lib.mjs';
 import { withSeededApi } from './seed.mjs';
 
 // BENCH_DB: another seeded database to reuse (with BENCH_REUSE=1), e.g. the matrix's tt_bench_matrix_1000000.
@@ -29,7 +29,7 @@ const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undef
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 
 async function startFloor(dbName) {
-  const port = 3900 + Math.floor(Math.random() * 500);
+  const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs(), join(ROOT, 'scripts', 'bench', 'floor-server.mjs')], {
     env: { ...process.env, DATABASE_URL: databaseUrl(dbName), PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

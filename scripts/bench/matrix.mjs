@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { ADMIN_TOKEN, BENCH_SCOPES, call, databaseUrl, nodeArgs, ROOT } from './lib.mjs';
+import { ADMIN_TOKEN, BENCH_SCOPES, call, databaseUrl, freePort, nodeArgs, ROOT } from './lib.mjs';
 import { startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
 import { withSeededApi } from './seed.mjs';
 
@@ -94,7 +94,7 @@ async function dbWork(db) {
 
 async function run(size) {
   await withSeededApi(`tt_bench_matrix_${size}`, size, async ({ api, db, workspaceId, userIds, token, columns }) => {
-    const port = 3900 + Math.floor(Math.random() * 500);
+    const port = await freePort();
     const floor = await startProcess(join(ROOT, 'scripts', 'bench', 'floor-server.mjs'), { DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), PORT: String(port) }, `http://127.0.0.1:${port}/ready`);
     const worker = await startProcess(join(ROOT, 'apps', 'worker', 'dist', 'main.js'), {
       DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), REDIS_URL: process.env.BENCH_REDIS_URL, WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
