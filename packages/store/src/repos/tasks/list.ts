@@ -271,12 +271,13 @@ export function taskListQueries(
  * lengths, order, cursor), so a prepared one is parsed and planned once per connection and shape: it reads its
  * values through subqueries (`veiled`), so that PostgreSQL, after its first five executions, runs the generic plan.
  * That is right where the conditions are on the layout (project, board, column, category), type, priority or
- * archived: about as many tasks match any value, and an ordered walk of an index stops at the page. It holds too for a person (`assigneeId`) and a
- * search text (`q`), whose page is a top-N of the match set read once (`taskListQueries`): the match set is read from
- * its own index whatever the value, so there is no walk to go wrong, and the generic plan reads what the plan for the
- * value reads (`list-plans.int.test.ts`, for a member with no tasks and one with many). The same holds for
- * `updatedSince` alone over the workspace's active tasks in creation order, whose match set is an index-only scan of
- * its covering (partial) index: a minute or a year, or a time nothing changed since. With archived tasks it is
+ * archived: about as many tasks match any value, and an ordered walk of an index stops at the page. It holds too for
+ * a person (`assigneeId`) and a search text (`q`), whose page is a top-N of the match set read once
+ * (`taskListQueries`): the match set is read from its own index whatever the value, so there is no walk to go wrong,
+ * and the generic plan reads what the plan for the value reads (`list-plans.int.test.ts`, for a member with no tasks
+ * and one with many). The same holds for `updatedSince` alone over the workspace's active tasks in creation order
+ * (`walksSince`), whose walk is bounded and whose match set is an index-only scan of its covering (partial) index: a
+ * minute or a year, or a time nothing changed since. With archived tasks it is
  * planned per request: another index serves them, and no plan test covers its generic plan. A label alone is prepared
  * too, and so is a due date alone: the statement holds both ways to its page and takes one by the total (`gateOf`).
  * Planning such a statement costs PostgreSQL about 0.4 ms, more than running it. It does not hold where a walk
@@ -292,7 +293,7 @@ export function preparedShape(f: TaskFilter): boolean {
     !f.labels?.length && !f.dueBefore && !f.dueAfter && f.reporterId === undefined && (f.parentId === undefined || f.parentId === 'none') &&
     // Beside any other condition, the generic plan may read all of its matches (through its own index, or the table)
     // for a time that matches none.
-    (f.updatedSince === undefined || (f.orderBy === 'created' && f.archived === 'false' && !otherCondition(f)))
+    (f.updatedSince === undefined || walksSince(f))
   );
 }
 
