@@ -246,7 +246,11 @@ export async function startEmbedded(env: Record<string, string>): Promise<Embedd
     cwd: REPO_ROOT,
     env: {
       ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), MCP_PORT: String(mcpPort),
-      ADMIN_TOKEN: adminToken, RATE_LIMIT_PER_MINUTE: '100000', ...env,
+      ADMIN_TOKEN: adminToken, RATE_LIMIT_PER_MINUTE: '100000',
+      // The suite runs beside a browser launch and every other suite's forks on two cores: a new PostgreSQL
+      // connection once took longer than the 3 s default there, and the start-up gave up (exit 1) on its first.
+      DATABASE_CONNECT_TIMEOUT_MS: '30000',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
