@@ -251,7 +251,7 @@ describe('GET /tasks filters', () => {
     }
   });
 
-  it('a label, a due date or updatedSince alone: every page the same, whether it walks the ids or sorts the matches', async () => {
+  it('a label, a due date, a person (alone or with a category) or updatedSince alone: every page the same, whether it walks the ids or sorts the matches', async () => {
     // Which way a page goes depends on the total, the active tasks and the page's size (`gateOf`): a page of 1 walks
     // for a label or date that many tasks match, a page of 500 sorts any but the commonest, so these take both ways.
     // updatedSince walks at most 1 000 tasks: a time most tasks changed after fills a small page within them, a page
@@ -261,6 +261,9 @@ describe('GET /tasks filters', () => {
       ...[['backend'], ['backend', 'api'], ['nothing']].map((labels): Case => [{ labels }, (t) => labels.every((l) => t.labels.includes(l))]),
       ...['2024-01-20', '2030-01-01', '2000-01-01'].map((day): Case => [{ dueBefore: day }, (t) => t.due_date !== null && t.due_date <= day]),
       ...[T0 + 2 * DAY, T0 + 25 * DAY, T0 + 1000 * DAY].map((since): Case => [{ updatedSince: since }, (t) => t.updated_at > since]),
+      // A person with tasks walks for a small page and sorts for a large one; one with none always sorts.
+      ...[layout.users[1]!, 'usr_nobody'].map((who): Case => [{ assigneeId: who }, (t) => t.assignee_ids.includes(who)]),
+      [{ assigneeId: layout.users[1]!, category: 'progress' }, (t) => t.assignee_ids.includes(layout.users[1]!) && catOf(t) === 'progress'],
     ];
     for (const [filter, match] of cases) {
       const name = JSON.stringify(filter);

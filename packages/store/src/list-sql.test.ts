@@ -75,6 +75,18 @@ describe('listSql: one statement text per filter shape', () => {
     expect(reporter).not.toContain('(select ?::');
   });
 
+  it('a person alone or with a category holds both ways to its page (a walk of the ids, a top-N of the matches); beside a project, only the top-N', () => {
+    const walk = /case when tasks\.assignee_ids @> array\[\(select \?::text\)\]::text\[\] then true end/;
+    for (const f of [{ assigneeId: 'usr_2' }, { assigneeId: 'usr_2', category: 'progress' as const }]) {
+      const sql = listSql(db, { ...base(1), ...f }, { limit: 10 }).sql;
+      expect(sql, JSON.stringify(f)).toMatch(walk);
+      expect(sql).toContain('"matches"');
+    }
+    const inProject = listSql(db, { ...base(1), assigneeId: 'usr_2', projectId: 'prj_1' }, { limit: 10 }).sql;
+    expect(inProject).not.toMatch(/case when tasks\.assignee_ids/);
+    expect(listSql(db, { ...base(1), assigneeId: 'none' }, { limit: 10 }).sql).not.toMatch(/case when tasks\.assignee_ids/);
+  });
+
   it('a cursor of a column or keyed order, and a parent, are built per request (their values shape the text)', () => {
     const position = { ...base(1), statusId: 'col_1', orderBy: 'position' as const };
     const page = { limit: 5, after: '1024|task_1|3' };
