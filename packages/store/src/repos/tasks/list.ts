@@ -118,9 +118,10 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
  * workspace's projects, a sum over a few rows. That bounds them from above (archived and deleted tasks keep their
  * numbers), so where many are archived the page leans to the top-N, the way whose cost is bounded by its matches.
  * (The active tasks summed from the counters cost PostgreSQL about 0.7 ms more a page at 20 000 tasks.) The walk's
- * length assumes matches spread over the ids, as labels, due dates and a person's tasks are. Recent changes need not be (they may be
- * the newest tasks, last in id order: gated so, a walk read 98 000 tasks at 100 000 for a day's changes), so
- * `updatedSince` walks a bounded length instead (`walksSince`).
+ * length assumes matches spread over the ids, as the benchmark's labels, due dates and people's tasks are; where they
+ * are all among the newest tasks (a label or a person new to a large workspace), the walk reads the older tasks
+ * before it meets them. Recent changes are often so (gated so, a walk read 98 000 tasks at 100 000 for a day's
+ * changes), so `updatedSince` walks a bounded length instead (`walksSince`).
  */
 type Gate = 'labels' | 'dueBefore' | 'assignee';
 function gateOf(f: TaskFilter): Gate | undefined {
@@ -160,7 +161,10 @@ function walksSince(f: TaskFilter): boolean {
 }
 const SINCE_WALK = 1000;
 
-/** The relative cost of a match read for the top-N and of a step of the walk, measured at 20 000 tasks (a person's at 1 000 000). */
+/**
+ * The relative cost of a match read for the top-N and of a step of the walk, measured at 20 000 tasks; a person's
+ * (a row of the table either way) set equal, and checked by the matrix at 1 000 000.
+ */
 const GATES: Record<Gate, { match: number; step: number }> = {
   labels: { match: 10, step: 1 }, dueBefore: { match: 1, step: 3 }, assignee: { match: 1, step: 1 },
 };
