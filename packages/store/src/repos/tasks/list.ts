@@ -12,7 +12,7 @@ const TASK_KEY = /^[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}$/;
  * Every GET /tasks filter as SQL on the indexed columns of tasks, without joins: the count of a large
  * workspace then stays an index-only scan (tasks_active covers board_id and status_id).
  */
-function filtered(db: Knex, f: TaskFilter, unindexed?: Gate): Knex.QueryBuilder {
+function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   const hiddenBoards = db('boards as hb')
     .select('hb.id')
     .where('hb.workspace_id', f.workspaceId)
@@ -30,20 +30,16 @@ function filtered(db: Knex, f: TaskFilter, unindexed?: Gate): Knex.QueryBuilder 
     );
   }
   if (f.assigneeId === 'none') q.whereRaw("tasks.assignee_ids = '{}'");
-  else if (f.assigneeId) {
-    q.whereRaw(unindexed === 'assignee' ? '(case when tasks.assignee_ids @> array[?]::text[] then true end)' : 'tasks.assignee_ids @> array[?]::text[]', [f.assigneeId]);
-  }
+  else if (f.assigneeId) q.whereRaw('tasks.assignee_ids @> array[?]::text[]', [f.assigneeId]);
   if (f.reporterId) q.where('tasks.reporter_id', f.reporterId);
   if (f.types?.length) q.whereIn('tasks.type', f.types);
   if (f.priorities?.length) q.whereIn('tasks.priority', f.priorities);
-  // Unindexed (the walk of a gated shape, `gateOf`): the same test in a form no index serves, whose selectivity the
-  // planner takes for a half, so a walk of tasks_active in id order is the plan, whatever the value.
-  if (f.labels?.length) q.whereRaw(unindexed === 'labels' ? '(case when tasks.labels @> ?::text[] then true end)' : 'tasks.labels @> ?::text[]', [f.labels]);
+  if (f.labels?.length) q.whereRaw('tasks.labels @> ?::text[]', [f.labels]);
   if (f.parentId === 'none') q.whereNull('tasks.parent_id');
   else if (f.parentId && TASK_KEY.test(f.parentId)) {
     q.whereIn('tasks.parent_id', db('tasks as p').select('p.id').where({ 'p.workspace_id': f.workspaceId, 'p.key': f.parentId.toUpperCase() }));
   } else if (f.parentId) q.where('tasks.parent_id', f.parentId);
-  if (f.dueBefore) q.whereRaw(unindexed === 'dueBefore' ? '(case when tasks.due_date <= ? then true end)' : 'tasks.due_date <= ?', [f.dueBefore]);
+  if (f.dueBefore) q.whereRaw('tasks.due_date <= ?', [f.dueBefore]);
   if (f.updatedSince !== undefined) q.where('tasks.updated_at', '>', f.updatedSince);
   if (f.q) {
     const q2 = f.q;
@@ -118,10 +114,11 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
  * workspace's projects, a sum over a few rows. That bounds them from above (archived and deleted tasks keep their
  * numbers), so where many are archived the page leans to the top-N, the way whose cost is bounded by its matches.
  * (The active tasks summed from the counters cost PostgreSQL about 0.7 ms more a page at 20 000 tasks.) The walk's
- * length assumes matches spread over the ids, as the benchmark's labels, due dates and people's tasks are; where they
- * are all among the newest tasks (a label or a person new to a large workspace), the walk reads the older tasks
- * before it meets them. Recent changes are often so (gated so, a walk read 98 000 tasks at 100 000 for a day's
- * changes), so `updatedSince` walks a bounded length instead (`walksSince`).
+ * length assumes matches spread over the ids, as the benchmark's labels, due dates and people's tasks are. Where they
+ * are all among the newest tasks (a label or a person new to a large workspace), a walk would read the older tasks
+ * before it met them: so it stops after WALK_SLACK times the steps expected, and the page is then the top-N's. Recent
+ * changes are mostly so (gated, a walk read 98 000 tasks at 100 000 for a day's changes), so `updatedSince` walks a
+ * fixed length instead (`walksSince`).
  */
 type Gate = 'labels' | 'dueBefore' | 'assignee';
 function gateOf(f: TaskFilter): Gate | undefined {
@@ -168,6 +165,16 @@ const SINCE_WALK = 1000;
 const GATES: Record<Gate, { match: number; step: number }> = {
   labels: { match: 10, step: 1 }, dueBefore: { match: 1, step: 3 }, assignee: { match: 1, step: 1 },
 };
+
+/** How many times its expected length a gated walk may step before the page is taken from the top-N instead. */
+const WALK_SLACK = 4;
+
+/** A gated filter without its gated condition, and that condition as a test of a row (SQL and bindings). */
+function gateTest(f: TaskFilter, gate: Gate): { rest: TaskFilter; hit: [string, unknown[]] } {
+  if (gate === 'labels') return { rest: { ...f, labels: undefined }, hit: ['tasks.labels @> ?::text[]', [f.labels]] };
+  if (gate === 'dueBefore') return { rest: { ...f, dueBefore: undefined }, hit: ['tasks.due_date <= ?', [f.dueBefore]] };
+  return { rest: { ...f, assigneeId: undefined }, hit: ['tasks.assignee_ids @> array[?]::text[]', [f.assigneeId]] };
+}
 
 /**
  * The SQL behind GET /tasks, built but not run: `rows` (a page, limit + 1 to see if more follow), `count` (the
@@ -222,18 +229,30 @@ export function taskListQueries(
     top.orderBy('id').limit(page.limit + 1);
     rows = db('tasks').whereRaw('tasks.id = any(array(? union all ?))', [walked as unknown as Knex.Value, top as unknown as Knex.Value]);
   } else if (gated) {
-    // Both ways to the page, each behind a condition on the totals (`c`, beside the rows), so the statement's one
-    // plan holds both and runs one: the walk of tasks_active where matches are dense enough to meet a page early, else
-    // a top-N of the match set read from its own index (`matches`, never read otherwise).
+    // Both ways to the page in one statement, so its one plan holds both. The walk steps over the active tasks in id
+    // order (tasks_active), testing each (`hit`), at most `bound` of them: WALK_SLACK times the steps the totals (`c`,
+    // beside the rows) expect before a page of matches, and none where they expect more steps than there are matches.
+    // Its matches make the page when they fill it (`w`); else the page is the top-N of the match set, read from its
+    // own index (`matches`, never read otherwise). A walk that meets fewer matches than expected (they may all be among
+    // the newest tasks) so costs at most its bound before the top-N.
     const { match, step } = GATES[gated];
-    const walks = `c.total * c.total * ${match} >= c.active * ? * ${step}`;
-    const walk = filtered(db, f, gated).select('tasks.id').whereRaw(walks, [page.limit + 1]);
-    const top = db('matches').select('id').whereRaw(`not (${walks})`, [page.limit + 1]);
-    for (const [q, id] of [[walk, 'tasks.id'], [top, 'id']] as const) {
-      if (page.after !== undefined) q.where(id, '>', page.after);
-      q.orderBy(id).limit(page.limit + 1);
-    }
-    rows = db('tasks').whereRaw('tasks.id = any(array(? union all ?))', [walk as unknown as Knex.Value, top as unknown as Knex.Value]);
+    const take = page.limit + 1;
+    const bound = db.raw(
+      `case when c.total * c.total * ${match} >= c.active * ? * ${step} then ceil(${WALK_SLACK} * c.active * ?::numeric / c.total)::bigint else 0 end`,
+      [take, take],
+    );
+    const { rest, hit } = gateTest(f, gated);
+    const steps = filtered(db, rest).select('tasks.id', db.raw(`${hit[0]} as hit`, hit[1] as Knex.RawBinding[])).orderBy('tasks.id');
+    if (page.after !== undefined) steps.where('tasks.id', '>', page.after);
+    const stepped = steps.toSQL();
+    const walk = db.raw(`select s.id from (${stepped.sql} limit ?) as s where s.hit order by s.id limit ?`, [...stepped.bindings, bound, take]);
+    const full = '(select count(*) from w) = ?';
+    const top = db('matches').select('id').whereRaw(`not ${full}`, [take]);
+    if (page.after !== undefined) top.where('id', '>', page.after);
+    top.orderBy('id').limit(take);
+    rows = db('tasks').whereRaw(`tasks.id = any(array(with w as materialized (?) select id from w where ${full} union all ?))`, [
+      walk as unknown as Knex.Value, take, top as unknown as Knex.Value,
+    ]);
   } else if (idsFirst) {
     const id = matches ? 'id' : 'tasks.id';
     const ids = (matches ? db('matches') : base.clone()).select(id).orderBy(id).limit(page.limit + 1);
