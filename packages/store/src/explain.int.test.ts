@@ -283,6 +283,14 @@ describe('GET /tasks filters', () => {
     }
   });
 
+  it('a gated filter on a workspace without tasks: an empty page and a total of 0 (the walk\'s bound divides by the total)', async () => {
+    for (const filter of [{ labels: ['backend'] }, { dueBefore: '2030-01-01' }, { assigneeId: 'usr_x' }, { assigneeId: 'usr_x', category: 'todo' as const }]) {
+      const { sql, bindings } = listSql(db, fullFilter({ ...filter, workspaceId: 'ws_without_tasks' }), { limit: 20 });
+      const got = rowsOf(await db.raw(sql, bindings as Knex.RawBinding[])) as Array<{ id: string | null; total: unknown }>;
+      expect(got.map((r) => [Number(r.total), r.id]), JSON.stringify(filter)).toEqual([[0, null]]);
+    }
+  });
+
   it.runIf(onPg)('are each served by an index: no sequential scan of tasks in any plan', async () => {
     expect(isPglite(db)).toBe(false);
     const report: string[] = [];

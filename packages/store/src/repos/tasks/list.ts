@@ -238,7 +238,7 @@ export function taskListQueries(
     const { match, step } = GATES[gated];
     const take = page.limit + 1;
     const bound = db.raw(
-      `case when c.total * c.total * ${match} >= c.active * ? * ${step} then ceil(${WALK_SLACK} * c.active * ?::numeric / c.total)::bigint else 0 end`,
+      `case when c.total * c.total * ${match} >= c.active * ? * ${step} then ceil(${WALK_SLACK} * c.active * ?::numeric / greatest(c.total, 1))::bigint else 0 end`,
       [take, take],
     );
     const { rest, hit } = gateTest(f, gated);
