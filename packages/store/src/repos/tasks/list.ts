@@ -177,6 +177,19 @@ function gateTest(f: TaskFilter, gate: Gate): { rest: TaskFilter; hit: [string, 
 }
 
 /**
+ * For a walk that may fall short of a page (the CTE `name`, holding at most `take` matches in id order): the condition
+ * that it filled the page (`full`, bound with `take`), and the top-N of the match set from the cursor on, read only
+ * when it did not (`top`). The page is then `name`'s ids where `full`, and `top`'s otherwise.
+ */
+function unlessWalked(db: Knex, name: string, take: number, after: string | undefined): { full: string; top: Knex.QueryBuilder } {
+  const full = `(select count(*) from ${name}) = ?`;
+  const top = db('matches').select('id').whereRaw(`not ${full}`, [take]);
+  if (after !== undefined) top.where('id', '>', after);
+  top.orderBy('id').limit(take);
+  return { full, top };
+}
+
+/**
  * The SQL behind GET /tasks, built but not run: `rows` (a page, limit + 1 to see if more follow), `count` (the
  * exact total, from the counters when the filter allows, else counted on the filter's index) and `page`, both in
  * one statement, so a page is one round trip. Exported so the plan of every filter can be checked.
@@ -222,11 +235,8 @@ export function taskListQueries(
     const steps = filtered(db, { ...f, updatedSince: undefined }).select('tasks.id', 'tasks.updated_at').orderBy('tasks.id').limit(SINCE_WALK);
     if (page.after !== undefined) steps.where('tasks.id', '>', page.after);
     walk = db.from(steps.as('w')).select('w.id').where('w.updated_at', '>', f.updatedSince!).orderBy('w.id').limit(page.limit + 1);
-    const full = '(select count(*) from walk) = ?';
+    const { full, top } = unlessWalked(db, 'walk', page.limit + 1, page.after);
     const walked = db('walk').select('id').whereRaw(full, [page.limit + 1]);
-    const top = db('matches').select('id').whereRaw(`not ${full}`, [page.limit + 1]);
-    if (page.after !== undefined) top.where('id', '>', page.after);
-    top.orderBy('id').limit(page.limit + 1);
     rows = db('tasks').whereRaw('tasks.id = any(array(? union all ?))', [walked as unknown as Knex.Value, top as unknown as Knex.Value]);
   } else if (gated) {
     // Both ways to the page in one statement, so its one plan holds both. The walk steps over the active tasks in id
@@ -245,13 +255,10 @@ export function taskListQueries(
     const steps = filtered(db, rest).select('tasks.id', db.raw(`${hit[0]} as hit`, hit[1] as Knex.RawBinding[])).orderBy('tasks.id');
     if (page.after !== undefined) steps.where('tasks.id', '>', page.after);
     const stepped = steps.toSQL();
-    const walk = db.raw(`select s.id from (${stepped.sql} limit ?) as s where s.hit order by s.id limit ?`, [...stepped.bindings, bound, take]);
-    const full = '(select count(*) from w) = ?';
-    const top = db('matches').select('id').whereRaw(`not ${full}`, [take]);
-    if (page.after !== undefined) top.where('id', '>', page.after);
-    top.orderBy('id').limit(take);
+    const hits = db.raw(`select s.id from (${stepped.sql} limit ?) as s where s.hit order by s.id limit ?`, [...stepped.bindings, bound, take]);
+    const { full, top } = unlessWalked(db, 'w', take, page.after);
     rows = db('tasks').whereRaw(`tasks.id = any(array(with w as materialized (?) select id from w where ${full} union all ?))`, [
-      walk as unknown as Knex.Value, take, top as unknown as Knex.Value,
+      hits as unknown as Knex.Value, take, top as unknown as Knex.Value,
     ]);
   } else if (idsFirst) {
     const id = matches ? 'id' : 'tasks.id';
