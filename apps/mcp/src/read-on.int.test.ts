@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, comments, keys, people, projects, type Scope, SCOPES, tasks } from '@tt/domain';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Actor, type Category, comments, keys, ListTasksQuery, people, projects, type Scope, SCOPES, tasks } from '@tt/domain';
 import { callTool, mcpFixture, type McpFixture } from './test/fixture.js';
+import { searchInOrder } from './search.js';
 
 /*
  * Long texts read to their last word over the SDK client: get_task cuts only when the whole answer would pass the
@@ -27,6 +28,7 @@ const COMMENT = words('c', 18_000);
 let longKey: string;
 let commentedKey: string;
 let commentId: string;
+let actor: Actor;
 
 beforeAll(async () => {
   fx = await mcpFixture();
@@ -34,7 +36,7 @@ beforeAll(async () => {
   const ws = await people.createWorkspace({ name: 'Acme', plan: 'business', timezone: 'UTC' }, deps);
   const alice = await people.createUser(ws.id, { name: 'Alice', login: 'alice', role: '', isAdmin: true }, deps);
   const key = await keys.issueKey(alice.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
-  const actor: Actor = {
+  actor = {
     workspace: { id: ws.id, name: ws.name, plan: ws.plan, timezone: ws.timezone, memberKeysEnabled: true },
     user: { ...alice, workspaceId: ws.id, deletedAt: null },
     key: { id: key.id, scopes: key.scopes as Scope[], projectIds: null },
@@ -148,5 +150,108 @@ describe('get_task reads long texts to the end', () => {
     const r = await callTool(client, 'get_task', { task: longKey, commentId });
     expect(r.isError).toBe(true);
     expect(r.text).toMatch(/^not_found: commentId: comment \S+ of task WEB-1 not found/);
+  });
+});
+
+describe('search_tasks reads a list longer than the budget to its end', () => {
+  const TASKS = 120;
+  /** alice's open tasks in the default order: in progress first, then to do, each oldest first. */
+  let open: string[];
+  let projectKey: string;
+  let projectId: string;
+
+  beforeAll(async () => {
+    const deps = fx.runtime.deps;
+    const project = await projects.createProject(actor, { name: 'Long list', key: 'LST', description: '', template: 'simple' }, deps);
+    projectKey = project.key;
+    projectId = project.id;
+    const statuses = project.boards[0]!.statuses;
+    const progress = statuses.find((s) => s.category === 'progress')!;
+    const done = statuses.find((s) => s.category === 'done')!;
+    const priorities = ['highest', 'high', 'medium', 'low', 'lowest'] as const;
+    const inProgress: string[] = [];
+    const toDo: string[] = [];
+    for (let i = 0; i < TASKS; i++) {
+      // Long titles: 100 rows are about twice the budget, so every first page is cut.
+      const statusId = i % 4 === 1 ? progress.id : i % 10 === 7 ? done.id : undefined;
+      const t = await tasks.createTask(actor, {
+        title: words(`t${i}w`, 300), projectId: project.id, assigneeIds: [actor.user.id], ...(statusId ? { statusId } : {}),
+        priority: priorities[i % 5], ...(i % 3 ? { dueDate: `2027-0${1 + (i % 9)}-1${i % 10}` } : {}),
+      }, deps);
+      if (statusId === progress.id) inProgress.push(t.key);
+      else if (statusId !== done.id) toDo.push(t.key);
+    }
+    open = [...inProgress, ...toDo];
+  }, 120_000);
+
+  /** Pages through search_tasks with `args` at limit 100; the keys in order, and the list queries each page made. */
+  const readAll = async (args: Record<string, unknown>) => {
+    const list = vi.spyOn(fx.runtime.deps.store.tasks, 'list');
+    const keys: string[] = [];
+    const queries: number[] = [];
+    const shown: number[] = [];
+    try {
+      let cursor: string | undefined;
+      for (let calls = 0; calls < 20; calls++) {
+        list.mockClear();
+        const r = await callTool(client, 'search_tasks', { ...args, limit: 100, ...(cursor ? { cursor } : {}) });
+        expect(r.isError, r.text).toBeFalsy();
+        expect(r.text.length).toBeLessThanOrEqual(BUDGET);
+        queries.push(list.mock.calls.length);
+        const sc = r.structuredContent as { tasks: Array<{ key: string }>; total: number; nextCursor: string | null };
+        keys.push(...sc.tasks.map((t) => t.key));
+        shown.push(sc.tasks.length);
+        if (!sc.nextCursor) break;
+        expect(r.text).toContain(sc.nextCursor);
+        cursor = sc.nextCursor;
+      }
+    } finally {
+      list.mockRestore();
+    }
+    return { keys, queries, shown };
+  };
+
+  it('my open tasks (in progress, then to do): every task once, in order, each page one read of each query', async () => {
+    const { keys, queries, shown } = await readAll({});
+    expect(keys).toEqual(open);
+    // A first page cut to the budget: fewer than asked for, the rest on later pages.
+    expect(shown[0]).toBeLessThan(open.length);
+    expect(shown.length).toBeGreaterThan(1);
+    // Two queries a page (in progress, then to do): the cut page is not read again.
+    expect(queries.every((n) => n === 2)).toBe(true);
+  });
+
+  it.each([
+    ['created', {}],
+    ['priority', { order: 'priority' }],
+    ['dueDate', { order: 'dueDate' }],
+    ['updated', { order: 'updated' }],
+    ['json', { format: 'json' }],
+  ])('a project in %s order: every task once, one query a page', async (_name, args) => {
+    const all = await readAll({ project: projectKey, ...args });
+    // The same list in one page of REST's use case (no budget there) is the order to match.
+    const orderBy = (args as { order?: string }).order ?? 'created';
+    const rest = await tasks.listTasks(actor, ListTasksQuery.parse({ projectId, orderBy, limit: 100 }), fx.runtime.deps);
+    const more = await tasks.listTasks(actor, ListTasksQuery.parse({ projectId, orderBy, limit: 100, cursor: rest.nextCursor }), fx.runtime.deps);
+    expect(rest.total).toBe(TASKS);
+    expect(all.keys).toEqual([...rest.data, ...more.data].map((t) => t.key));
+    expect(all.shown[0]).toBeLessThan(TASKS);
+    expect(all.queries.every((n) => n === 1)).toBe(true);
+  });
+
+  it('a page cut after any of its rows, in either query, goes on from the next row', async () => {
+    const deps = fx.runtime.deps;
+    const runs = [['progress'], ['todo']] as Category[][];
+    const filters = { assigneeId: actor.user.id, orderBy: 'created' };
+    const whole = await searchInOrder(actor, filters, runs, 100, undefined, deps);
+    expect(whole.data.map((t) => t.key)).toEqual(open.slice(0, 100));
+    for (let n = 1; n < whole.data.length; n++) {
+      const cut = whole.cut(n);
+      expect(cut.data.map((t) => t.key)).toEqual(open.slice(0, n));
+      expect(cut.total).toBe(open.length);
+      const on = await searchInOrder(actor, filters, runs, 5, cut.nextCursor!, deps);
+      expect(on.data.map((t) => t.key), `after ${n}`).toEqual(open.slice(n, n + 5));
+    }
+    expect(whole.cut(whole.data.length)).toBe(whole);
   });
 });

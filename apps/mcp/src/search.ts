@@ -32,6 +32,8 @@ export interface SearchPage {
   data: TaskSummary[];
   total: number;
   nextCursor: string | null;
+  /** The same page cut to its first n tasks (1 <= n <= data.length), its cursor after the last one kept; no query. */
+  cut(n: number): SearchPage;
 }
 
 /**
@@ -48,8 +50,10 @@ export async function searchInOrder(
 ): Promise<SearchPage> {
   const start = decode(cursor, categories.length);
   const list = (category: Category[] | undefined, n: number, c: string | undefined) =>
-    tasks.listTasks(actor, validate(ListTasksQuery, { ...filters, category: category?.join(','), limit: n, cursor: c }), deps);
+    tasks.listTaskPage(actor, validate(ListTasksQuery, { ...filters, category: category?.join(','), limit: n, cursor: c }), deps);
   const data: TaskSummary[] = [];
+  /** Where the rows of each query that gave some begin in `data`. */
+  const parts: Array<{ q: number; from: number; page: tasks.TaskPage }> = [];
   let total = 0;
   let next: Position | null = null;
   for (let q = 0; q < categories.length; q++) {
@@ -64,8 +68,23 @@ export async function searchInOrder(
     }
     const page = await list(category, room, q === start.q ? (start.c ?? undefined) : undefined);
     total += page.total;
+    if (page.data.length) parts.push({ q, from: data.length, page });
     data.push(...page.data);
     if (page.nextCursor) next = { q, c: page.nextCursor };
   }
-  return { data, total, nextCursor: next ? encode(next) : null };
+  const pageOf = (rows: TaskSummary[], after: Position | null): SearchPage => {
+    const page: SearchPage = {
+      data: rows, total, nextCursor: after ? encode(after) : null,
+      cut(n) {
+        if (n >= rows.length) return page;
+        // The query the n-th row came from: the rest of its rows follow the cut, or (it ended there) the next query's.
+        const i = parts.findLastIndex((p) => p.from < n);
+        const part = parts[i]!;
+        const c = part.page.cursorAfter(n - part.from);
+        return pageOf(rows.slice(0, n), c ? { q: part.q, c } : { q: parts[i + 1]!.q, c: null });
+      },
+    };
+    return page;
+  };
+  return pageOf(data, next);
 }

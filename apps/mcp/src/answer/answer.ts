@@ -71,10 +71,11 @@ export function bound(text: string): string {
 }
 
 /**
- * A page of a list that fits the budget: when the rendering of `limit` items is too long, fewer are fetched again,
- * so the cursor of the answer points right after the last item shown.
+ * A page of a list that fits the budget: when the rendering of `limit` items is too long, fewer are kept, so the cursor
+ * of the answer points right after the last item shown. A page that can `cut` itself (its cursor after any of its
+ * items) is cut; any other is fetched again with fewer.
  */
-export async function fitPage<P extends { data: unknown[] }>(
+export async function fitPage<P extends { data: unknown[]; cut?(n: number): P }>(
   limit: number, fetch: (n: number) => Promise<P>, size: (page: P) => number | Promise<number>, budget = BUDGET - 1000,
 ): Promise<P> {
   let n = limit;
@@ -83,7 +84,7 @@ export async function fitPage<P extends { data: unknown[] }>(
     const len = await size(page);
     if (len <= budget || page.data.length <= 1) return page;
     n = Math.max(1, Math.floor((page.data.length * budget * 0.9) / len));
-    page = await fetch(n);
+    page = page.cut ? page.cut(n) : await fetch(n);
   }
   return page;
 }

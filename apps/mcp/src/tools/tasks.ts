@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { type Actor, ActivityEntry, Category, type Category as CategoryT, context, Day, type Deps, invalid, Priority, projects, TaskType } from '@tt/domain';
 import { answer, fitPage, Format, orNull } from '../answer/answer.js';
 import { resolveProject, resolveTask, resolveUser } from '../resolve.js';
-import { taskData, taskTable, usersById, when } from '../answer/render.js';
-import { searchInOrder, type TaskFilters } from '../search.js';
+import { taskData, taskTable, type Users, usersById, when } from '../answer/render.js';
+import { type SearchPage, searchInOrder, type TaskFilters } from '../search.js';
 import { type Cuts, cutNote, fitCuts, piece, pieces, renderTaskView, taskViewData } from '../answer/context-view.js';
 import { fence, JSON_FENCE_CHARS, jsonText } from '../answer/untrusted.js';
 import { defineTool, pageNote } from '../tool.js';
@@ -100,13 +100,22 @@ export const searchTasks = defineTool({
       filters.assigneeId = actor.user.id;
       runs = args.order ? [['progress', 'todo']] : [['progress'], ['todo']];
     }
-    const render = async (p: Awaited<ReturnType<typeof searchInOrder>>) => {
-      const users = await usersById(actor.workspace.id, p.data.flatMap((t) => t.assigneeIds), deps);
+    // The assignees' names, read once: a page cut to the budget needs no more of them than the page it was cut from.
+    const users: Users = new Map();
+    const asked = new Set<string>();
+    const render = async (p: SearchPage) => {
+      const wanted = p.data.flatMap((t) => t.assigneeIds).filter((id) => !asked.has(id));
+      if (wanted.length) {
+        for (const id of wanted) asked.add(id);
+        for (const [id, u] of await usersById(actor.workspace.id, wanted, deps)) users.set(id, u);
+      }
       const head = noFilter ? 'Your open tasks (assigned to you, in progress first, then to do):' : 'Tasks:';
       const text = p.data.length
         ? [head, taskTable(p.data, users), '', pageNote(p.data.length, p.total, 'task', p.nextCursor)].join('\n')
         : noFilter ? 'You have no open tasks.' : 'No tasks match these filters.';
-      const data = { format: args.format, tasks: p.data.map((t) => taskData(t, users)), total: p.total, nextCursor: p.nextCursor, defaultedToMyOpenTasks: noFilter };
+      // The Markdown answer's structured content is an index: only JSON needs each task's data.
+      const tasks = args.format === 'json' ? p.data.map((t) => taskData(t, users)) : p.data.map((t) => ({ id: t.id, key: t.key }));
+      const data = { format: args.format, tasks, total: p.total, nextCursor: p.nextCursor, defaultedToMyOpenTasks: noFilter };
       return { text, data };
     };
     let last: Awaited<ReturnType<typeof render>> | undefined;
@@ -115,7 +124,7 @@ export const searchTasks = defineTool({
       return args.format === 'json' ? JSON.stringify(last.data).length : last.text.length;
     });
     const { text, data } = last!;
-    return answer(args.format, () => text, data, { ...data, tasks: data.tasks.map((t) => ({ id: t.id, key: t.key })) });
+    return answer(args.format, () => text, data, data);
   },
 });
 

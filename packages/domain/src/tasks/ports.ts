@@ -153,7 +153,11 @@ export interface TaskRepos {
       also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord },
     ): Promise<TaskFullView | undefined>;
     delete(id: string): Promise<void>;
-    list(filter: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>>;
+    /**
+     * A page, with `after(n)`: the position after its first n rows (1 to rows.length; null when nothing follows them),
+     * for a reader that shows fewer rows than it read and pages on from the last one shown, without reading again.
+     */
+    list(filter: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }> & { after(n: number): string | null }>;
     /** Rank bounds around `position` (0 = top) in a column, ignoring `exceptId`. */
     rankAt(statusId: string, position: number, exceptId: string | null): Promise<{ before: number | null; after: number | null }>;
     renumberColumn(statusId: string): Promise<void>;

@@ -14,7 +14,20 @@ export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): P
 }
 
 export const getTask = withoutVersion(getTaskVersioned);
+/**
+ * A page of tasks with `cursorAfter(n)`: the cursor after its first n tasks (null when nothing follows them). A reader
+ * that shows fewer tasks than it asked for (an agent's answer has a budget) pages on from the last one it showed.
+ */
+export interface TaskPage extends Page<TaskSummary> {
+  cursorAfter(n: number): string | null;
+}
+
 export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
+  const { data, nextCursor, total } = await listTaskPage(actor, query, deps);
+  return { data, nextCursor, total };
+}
+
+export async function listTaskPage(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<TaskPage> {
   requireScope(actor, 'tasks:read');
   const statusIds = query.statusId ?? [];
   const categories = query.category ?? [];
@@ -38,5 +51,5 @@ export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps)
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },
   );
-  return { data: page.rows.map(presentTaskSummary), nextCursor: encodeCursor(page.next), total: page.total };
+  return { data: page.rows.map(presentTaskSummary), nextCursor: encodeCursor(page.next), total: page.total, cursorAfter: (n) => encodeCursor(page.after(n)) };
 }

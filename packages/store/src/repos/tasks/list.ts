@@ -458,23 +458,32 @@ export function listSql(db: Knex, f: TaskFilter, page: PageRequest): { sql: stri
   return { sql, bindings, offset: q.offset, kept: false };
 }
 
-/** Runs the page query of a filter: rows, the position after the last one, and the exact total. */
-export async function listTasks(db: Knex, f: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }>> {
+/**
+ * Runs the page query of a filter: rows, the position after the last one, the exact total, and the position after
+ * any first n rows (`after`), for a reader that shows fewer rows than it read.
+ */
+export async function listTasks(
+  db: Knex, f: TaskFilter, page: PageRequest,
+): Promise<PageResult<TaskRecord & { position?: number }> & { after(n: number): string | null }> {
   const { sql, bindings, offset } = listSql(db, f, page);
   const all = await listStatement(db, sql, bindings, preparedShape(f));
   const total = num(all[0]?.total);
   const rows = all.filter((r) => r.id !== null && r.id !== undefined);
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
-  const last = kept[kept.length - 1];
+  const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : undefined;
+  /** The position after row n - 1 (1 <= n <= kept.length). */
+  const at = (n: number): string => {
+    const r = kept[n - 1]!;
+    if (f.orderBy === 'position') return position(Number(r.rank), r.id, offset + n);
+    return keyed ? keyedNext(keyed, r) : String(r.id);
+  };
+  // Rows follow the first n when n is short of the page, or the page is short of what matched.
+  const after = (n: number): string | null => (n >= 1 && (n < kept.length || (n === kept.length && more)) ? at(n) : null);
+  const next = after(kept.length);
   if (f.orderBy === 'position') {
-    return {
-      // The position set on the record, not spread into a copy: a spread of 26 fields makes a slow object to read.
-      rows: kept.map((r, i) => Object.assign(TASK.read(r), { position: offset + i })),
-      next: more && last ? position(Number(last.rank), last.id, offset + kept.length) : null,
-      total,
-    };
+    // The position set on the record, not spread into a copy: a spread of 26 fields makes a slow object to read.
+    return { rows: kept.map((r, i) => Object.assign(TASK.read(r), { position: offset + i })), next, total, after };
   }
-  if (isKeyedOrder(f.orderBy)) return { rows: kept.map((r) => TASK.read(r)), next: more && last ? keyedNext(f.orderBy, last) : null, total };
-  return { rows: kept.map((r) => TASK.read(r)), next: more && last ? String(last.id) : null, total };
+  return { rows: kept.map((r) => TASK.read(r)), next, total, after };
 }
