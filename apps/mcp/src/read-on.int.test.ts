@@ -190,6 +190,7 @@ describe('search_tasks reads a list longer than the budget to its end', () => {
     const keys: string[] = [];
     const queries: number[] = [];
     const shown: number[] = [];
+    const lengths: number[] = [];
     try {
       let cursor: string | undefined;
       for (let calls = 0; calls < 20; calls++) {
@@ -201,6 +202,7 @@ describe('search_tasks reads a list longer than the budget to its end', () => {
         const sc = r.structuredContent as { tasks: Array<{ key: string }>; total: number; nextCursor: string | null };
         keys.push(...sc.tasks.map((t) => t.key));
         shown.push(sc.tasks.length);
+        lengths.push(r.text.length);
         if (!sc.nextCursor) break;
         expect(r.text).toContain(sc.nextCursor);
         cursor = sc.nextCursor;
@@ -208,12 +210,14 @@ describe('search_tasks reads a list longer than the budget to its end', () => {
     } finally {
       list.mockRestore();
     }
-    return { keys, queries, shown };
+    return { keys, queries, shown, lengths };
   };
 
   it('my open tasks (in progress, then to do): every task once, in order, each page one read of each query', async () => {
-    const { keys, queries, shown } = await readAll({});
+    const { keys, queries, shown, lengths } = await readAll({});
     expect(keys).toEqual(open);
+    // Full pages: as many rows as the budget holds (a row here is under 500 characters), not an estimate short of it.
+    for (const n of lengths.slice(0, -1)) expect(n).toBeGreaterThan(BUDGET - 1000 - 500);
     // A first page cut to the budget: fewer than asked for, the rest on later pages.
     expect(shown[0]).toBeLessThan(open.length);
     expect(shown.length).toBeGreaterThan(1);

@@ -1,5 +1,5 @@
 import type { Deps, Task, TaskSummary, UserRecord } from '@tt/domain';
-import { fenceLines, fenceTable, plain } from './untrusted.js';
+import { fenceLines, fenceTableWithin, plain } from './untrusted.js';
 
 /** Compact Markdown for agents: one line per list item, keys and ids always shown so they can be passed back. */
 
@@ -29,12 +29,18 @@ const logins = (users: Users, ids: readonly string[], none: string): string => (
 
 /** Tasks as one table in one block: titles, column names and labels are person-written; a list costs one fence. */
 export function taskTable(list: readonly TaskSummary[], users: Users): string {
-  return fenceTable(
+  return taskTableWithin(list, users, Infinity).text;
+}
+
+/** The task table of as many of `list`, from the first, as fit in `room` characters (at least one); how many it kept. */
+export function taskTableWithin(list: readonly TaskSummary[], users: Users, room: number): { text: string; kept: number } {
+  return fenceTableWithin(
     ['Key', 'Title', 'Column', 'Category', 'Priority', 'Type', 'Assignees', 'Labels', 'Due'],
     list.map((t) => [
       `${t.key}${t.archived ? ' (archived)' : ''}`, t.title, t.status.name, t.status.category, t.priority, t.type,
       logins(users, t.assigneeIds, 'unassigned'), t.labels.join(', '), t.dueDate ?? '',
     ]),
+    room,
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cell, echo, fence, fenceInline, fenceLines, fenceTable, neutralise, neutraliseDeep, plain, strip } from './untrusted.js';
+import { cell, echo, fence, fenceInline, fenceLines, fenceTable, fenceTableWithin, neutralise, neutraliseDeep, plain, strip } from './untrusted.js';
 
 /** Characters of the Unicode Tags block spelling `text` (the "ASCII smuggling" of Rehberger, 2024). */
 const tags = (text: string): string => [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
@@ -163,5 +163,26 @@ describe('the cost of fences (the figures in the MCP docs)', () => {
   it('a page of 100 tasks: a title block with the task id per row costs 8 300 characters; the table block 48', () => {
     const perTitle = fenceInline('title', '', { id }).length;
     expect(perTitle * 100).toBe(8300);
+  });
+});
+
+describe('a table within a room (a list cut to the answer budget)', () => {
+  const rows = Array.from({ length: 50 }, (_, i) => [`WEB-${i}`, `Task ${i} `.repeat(1 + (i % 7))]);
+
+  it('keeps the longest run of rows from the first that fits, rendered exactly as fenceTable renders them', () => {
+    const whole = fenceTable(['Key', 'Title'], rows);
+    expect(fenceTableWithin(['Key', 'Title'], rows, Infinity)).toEqual({ text: whole, kept: 50 });
+    for (const room of [300, 1000, 2345, whole.length - 1, whole.length]) {
+      const { text, kept } = fenceTableWithin(['Key', 'Title'], rows, room);
+      expect(text).toBe(fenceTable(['Key', 'Title'], rows.slice(0, kept)));
+      expect(text.length).toBeLessThanOrEqual(room);
+      // One more row would not have fitted.
+      if (kept < rows.length) expect(fenceTable(['Key', 'Title'], rows.slice(0, kept + 1)).length).toBeGreaterThan(room);
+    }
+  });
+
+  it('keeps one row even when the room is smaller than it', () => {
+    expect(fenceTableWithin(['Key', 'Title'], rows, 10).kept).toBe(1);
+    expect(fenceTableWithin(['Key', 'Title'], [], 10)).toEqual({ text: fenceTable(['Key', 'Title'], []), kept: 0 });
   });
 });

@@ -103,8 +103,30 @@ export function fenceLines(kind: TextKind, lines: readonly string[], a: FenceAtt
 
 /** A Markdown table of person-written cells in one block; `head` is the server's header row. */
 export function fenceTable(head: readonly string[], rows: ReadonlyArray<readonly string[]>, a: FenceAttrs = {}): string {
+  return fenceTableWithin(head, rows, Infinity, a).text;
+}
+
+/**
+ * The table of as many of `rows`, from the first, as fit in `room` characters (at least one), and how many that is:
+ * each row is rendered once, so a list cut to an answer's budget costs no second rendering.
+ */
+export function fenceTableWithin(
+  head: readonly string[], rows: ReadonlyArray<readonly string[]>, room: number, a: FenceAttrs = {},
+): { text: string; kept: number } {
   const line = (cells: readonly string[]) => `| ${cells.map(cell).join(' | ')} |`;
-  return `${open('table', a)}\n${[line(head), `|${' --- |'.repeat(head.length)}`, ...rows.map(line)].join('\n')}\n</untrusted-text>`;
+  const lines = [`${open('table', a)}`, line(head), `|${' --- |'.repeat(head.length)}`];
+  const end = '</untrusted-text>';
+  let size = lines.reduce((n, l) => n + l.length + 1, end.length);
+  let kept = 0;
+  for (const row of rows) {
+    const l = line(row);
+    if (kept > 0 && size + l.length + 1 > room) break;
+    size += l.length + 1;
+    lines.push(l);
+    kept++;
+  }
+  lines.push(end);
+  return { text: lines.join('\n'), kept };
 }
 
 /** Every string of a value neutralised (structured content, the JSON format): the shape and the keys stay. */

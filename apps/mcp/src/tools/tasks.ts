@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { type Actor, ActivityEntry, Category, type Category as CategoryT, context, Day, type Deps, invalid, Priority, projects, TaskType } from '@tt/domain';
-import { answer, fitPage, Format, orNull } from '../answer/answer.js';
+import { answer, BUDGET, fitPage, Format, orNull } from '../answer/answer.js';
 import { resolveProject, resolveTask, resolveUser } from '../resolve.js';
-import { taskData, taskTable, type Users, usersById, when } from '../answer/render.js';
+import { taskData, taskTableWithin, usersById, when } from '../answer/render.js';
 import { type SearchPage, searchInOrder, type TaskFilters } from '../search.js';
 import { type Cuts, cutNote, fitCuts, piece, pieces, renderTaskView, taskViewData } from '../answer/context-view.js';
 import { fence, JSON_FENCE_CHARS, jsonText } from '../answer/untrusted.js';
@@ -100,31 +100,29 @@ export const searchTasks = defineTool({
       filters.assigneeId = actor.user.id;
       runs = args.order ? [['progress', 'todo']] : [['progress'], ['todo']];
     }
-    // The assignees' names, read once: a page cut to the budget needs no more of them than the page it was cut from.
-    const users: Users = new Map();
-    const asked = new Set<string>();
-    const render = async (p: SearchPage) => {
-      const wanted = p.data.flatMap((t) => t.assigneeIds).filter((id) => !asked.has(id));
-      if (wanted.length) {
-        for (const id of wanted) asked.add(id);
-        for (const [id, u] of await usersById(actor.workspace.id, wanted, deps)) users.set(id, u);
-      }
-      const head = noFilter ? 'Your open tasks (assigned to you, in progress first, then to do):' : 'Tasks:';
-      const text = p.data.length
-        ? [head, taskTable(p.data, users), '', pageNote(p.data.length, p.total, 'task', p.nextCursor)].join('\n')
-        : noFilter ? 'You have no open tasks.' : 'No tasks match these filters.';
-      // The Markdown answer's structured content is an index: only JSON needs each task's data.
-      const tasks = args.format === 'json' ? p.data.map((t) => taskData(t, users)) : p.data.map((t) => ({ id: t.id, key: t.key }));
-      const data = { format: args.format, tasks, total: p.total, nextCursor: p.nextCursor, defaultedToMyOpenTasks: noFilter };
-      return { text, data };
-    };
-    let last: Awaited<ReturnType<typeof render>> | undefined;
-    await fitPage(args.limit, (n) => searchInOrder(actor, filters, runs, n, args.cursor, deps), async (p) => {
-      last = await render(p);
-      return args.format === 'json' ? JSON.stringify(last.data).length : last.text.length;
-    });
-    const { text, data } = last!;
-    return answer(args.format, () => text, data, data);
+    // One read of the page and its assignees' names: a page cut to the budget needs no more of either.
+    const page = await searchInOrder(actor, filters, runs, args.limit, args.cursor, deps);
+    const users = await usersById(actor.workspace.id, page.data.flatMap((t) => t.assigneeIds), deps);
+    const found = (p: SearchPage, tasks: unknown[]) => ({ format: args.format, tasks, total: p.total, nextCursor: p.nextCursor, defaultedToMyOpenTasks: noFilter });
+    if (args.format === 'json') {
+      // As many tasks as the JSON has room for: fitPage cuts the page (a SearchPage can), reading nothing again.
+      const json = (p: SearchPage) => found(p, p.data.map((t) => taskData(t, users)));
+      const fitted = await fitPage(args.limit, async () => page, (p) => JSON.stringify(json(p)).length);
+      const data = json(fitted);
+      return answer('json', () => '', data, data);
+    }
+    if (!page.data.length) {
+      const data = found(page, []);
+      return answer('markdown', () => (noFilter ? 'You have no open tasks.' : 'No tasks match these filters.'), data, data);
+    }
+    // As many rows as the budget has room for, each rendered once; the cursor goes on after the last one shown. The
+    // Markdown answer's structured content is an index (ids and keys).
+    const head = noFilter ? 'Your open tasks (assigned to you, in progress first, then to do):' : 'Tasks:';
+    const table = taskTableWithin(page.data, users, BUDGET - 1000 - head.length);
+    const shown = page.cut(table.kept);
+    const data = found(shown, shown.data.map((t) => ({ id: t.id, key: t.key })));
+    const note = pageNote(shown.data.length, shown.total, 'task', shown.nextCursor);
+    return answer('markdown', () => [head, table.text, '', note].join('\n'), data, data);
   },
 });
 
