@@ -70,13 +70,16 @@ export function bound(text: string): string {
   return clip(text, BUDGET - 200, 'left out: the answer budget is 20000 characters; ask for less (limit, sections, a cursor)').text;
 }
 
+/** The characters a list's items may take in an answer: the rest of the budget is for its heading and page note. */
+export const LIST_BUDGET = BUDGET - 1000;
+
 /**
  * A page of a list that fits the budget: when the rendering of `limit` items is too long, fewer are kept, so the cursor
  * of the answer points right after the last item shown. A page that can `cut` itself (its cursor after any of its
  * items) is cut; any other is fetched again with fewer.
  */
 export async function fitPage<P extends { data: unknown[]; cut?(n: number): P }>(
-  limit: number, fetch: (n: number) => Promise<P>, size: (page: P) => number | Promise<number>, budget = BUDGET - 1000,
+  limit: number, fetch: (n: number) => Promise<P>, size: (page: P) => number | Promise<number>, budget = LIST_BUDGET,
 ): Promise<P> {
   let n = limit;
   let page = await fetch(n);

@@ -114,7 +114,7 @@ export function fenceTableWithin(
   head: readonly string[], rows: ReadonlyArray<readonly string[]>, room: number, a: FenceAttrs = {},
 ): { text: string; kept: number } {
   const line = (cells: readonly string[]) => `| ${cells.map(cell).join(' | ')} |`;
-  const lines = [`${open('table', a)}`, line(head), `|${' --- |'.repeat(head.length)}`];
+  const lines = [open('table', a), line(head), `|${' --- |'.repeat(head.length)}`];
   const end = '</untrusted-text>';
   let size = lines.reduce((n, l) => n + l.length + 1, end.length);
   let kept = 0;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Actor, ActivityEntry, Category, type Category as CategoryT, context, Day, type Deps, invalid, Priority, projects, TaskType } from '@tt/domain';
-import { answer, BUDGET, fitPage, Format, orNull } from '../answer/answer.js';
+import { answer, fitPage, Format, LIST_BUDGET, orNull } from '../answer/answer.js';
 import { resolveProject, resolveTask, resolveUser } from '../resolve.js';
 import { taskData, taskTableWithin, usersById, when } from '../answer/render.js';
 import { type SearchPage, searchInOrder, type TaskFilters } from '../search.js';
@@ -118,7 +118,7 @@ export const searchTasks = defineTool({
     // As many rows as the budget has room for, each rendered once; the cursor goes on after the last one shown. The
     // Markdown answer's structured content is an index (ids and keys).
     const head = noFilter ? 'Your open tasks (assigned to you, in progress first, then to do):' : 'Tasks:';
-    const table = taskTableWithin(page.data, users, BUDGET - 1000 - head.length);
+    const table = taskTableWithin(page.data, users, LIST_BUDGET - head.length);
     const shown = page.cut(table.kept);
     const data = found(shown, shown.data.map((t) => ({ id: t.id, key: t.key })));
     const note = pageNote(shown.data.length, shown.total, 'task', shown.nextCursor);
