@@ -1,8 +1,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Actor, type Category, comments, keys, ListTasksQuery, people, projects, type Scope, SCOPES, tasks } from '@tt/domain';
+import {
+  activity, ActivityQuery, type Actor, type Category, comments, CreateDocSpaceInput, CreateMeetingInput, docs, keys, ListMeetingsQuery, ListTasksQuery, meetings, people,
+  projects, type Scope, SCOPES, tasks,
+} from '@tt/domain';
 import { callTool, mcpFixture, type McpFixture } from './test/fixture.js';
 import { searchInOrder } from './search.js';
+import { cuttable } from './answer/answer.js';
 
 /*
  * Long texts read to their last word over the SDK client: get_task cuts only when the whole answer would pass the
@@ -257,5 +261,113 @@ describe('search_tasks reads a list longer than the budget to its end', () => {
       expect(on.data.map((t) => t.key), `after ${n}`).toEqual(open.slice(n, n + 5));
     }
     expect(whole.cut(whole.data.length)).toBe(whole);
+  });
+});
+
+describe('list_docs, list_meetings and list_activity read a list longer than the budget to its end', () => {
+  const N = 120;
+  let taskKey: string;
+
+  beforeAll(async () => {
+    const deps = fx.runtime.deps;
+    const space = await docs.createSpace(actor.workspace.id, CreateDocSpaceInput.parse({ name: 'Handbook' }), deps);
+    for (let i = 0; i < N; i++) {
+      // Long titles: 100 rows of any of these lists are about twice the budget, so every first page is cut.
+      await docs.createDoc(actor, { spaceId: space.id, title: words(`p${i}w`, 300) }, deps);
+      await meetings.createMeeting(actor.workspace.id, CreateMeetingInput.parse({
+        title: words(`m${i}w`, 300), createdBy: actor.user.id, startedAt: Date.UTC(2026, 0, 1) + i * 3_600_000,
+      }), deps);
+    }
+    const project = await projects.createProject(actor, { name: 'History', key: 'HIS', description: '', template: 'simple' }, deps);
+    const task = await tasks.createTask(actor, { title: 'Renamed often', projectId: project.id }, deps);
+    taskKey = task.key;
+    for (let i = 0; i < N; i++) await tasks.updateTask(actor, task.id, { title: words(`r${i}w`, 300) }, deps);
+  }, 120_000);
+
+  /**
+   * Pages through `tool` at limit 100 with `args`; the ids in order, and how often the store's `list` of `repo` was
+   * called for each page (it is spied on, not replaced: the real store answers).
+   */
+  const readAll = async (tool: string, args: Record<string, unknown>, repo: 'docs' | 'meetings' | 'activity', idsOf: (sc: any) => string[]) => {
+    const list = vi.spyOn(fx.runtime.deps.store[repo], 'list');
+    const ids: string[] = [];
+    const reads: number[] = [];
+    const shown: number[] = [];
+    try {
+      let cursor: string | undefined;
+      for (let calls = 0; calls < 20; calls++) {
+        list.mockClear();
+        const r = await callTool(client, tool, { ...args, limit: 100, ...(cursor ? { cursor } : {}) });
+        expect(r.isError, r.text).toBeFalsy();
+        expect(r.text.length).toBeLessThanOrEqual(BUDGET);
+        reads.push(list.mock.calls.length);
+        const page = idsOf(r.structuredContent);
+        ids.push(...page);
+        shown.push(page.length);
+        const next = (r.structuredContent as { nextCursor: string | null }).nextCursor;
+        if (!next) break;
+        expect(r.text).toContain(next);
+        cursor = next;
+      }
+    } finally {
+      list.mockRestore();
+    }
+    return { ids, reads, shown };
+  };
+
+  it.each(['markdown', 'json'])('list_docs in %s: every page once, in tree order, one read a page', async (format) => {
+    const { ids, reads, shown } = await readAll('list_docs', { space: 'Handbook', format }, 'docs', (sc) => sc.pages.map((p: { id: string }) => p.id));
+    const first = await docs.listDocs(actor, { spaceId: (await docs.spaceByRef(actor, 'Handbook', fx.runtime.deps, 'space')).id, limit: 100 }, fx.runtime.deps);
+    const rest = await docs.listDocs(actor, { spaceId: first.data[0]!.spaceId, limit: 100, cursor: first.nextCursor! }, fx.runtime.deps);
+    expect(first.total).toBe(N);
+    expect(ids).toEqual([...first.data, ...rest.data].map((d) => d.id));
+    expect(shown[0]).toBeLessThan(N);
+    expect(reads.every((n) => n === 1)).toBe(true);
+  });
+
+  it.each(['markdown', 'json'])('list_meetings in %s: every meeting once, newest first, one read a page', async (format) => {
+    const { ids, reads, shown } = await readAll('list_meetings', { format }, 'meetings', (sc) => sc.meetings.map((m: { id: string }) => m.id));
+    const first = await meetings.listMeetings(actor, ListMeetingsQuery.parse({ limit: 100 }), fx.runtime.deps);
+    const rest = await meetings.listMeetings(actor, ListMeetingsQuery.parse({ limit: 100, cursor: first.nextCursor }), fx.runtime.deps);
+    expect(first.total).toBe(N);
+    expect(ids).toEqual([...first.data, ...rest.data].map((m) => m.id));
+    expect(shown[0]).toBeLessThan(N);
+    expect(reads.every((n) => n === 1)).toBe(true);
+  });
+
+  it.each(['markdown', 'json'])("list_activity in %s: a task's every entry once, newest first, one read a page", async (format) => {
+    const { ids, reads, shown } = await readAll('list_activity', { task: taskKey, format }, 'activity', (sc) =>
+      (sc.entries ?? sc.ids.map((id: string) => ({ id }))).map((e: { id: string }) => e.id));
+    const first = await activity.listActivity(actor, ActivityQuery.parse({ taskId: taskKey, limit: 100 }), fx.runtime.deps);
+    const rest = await activity.listActivity(actor, ActivityQuery.parse({ taskId: taskKey, limit: 100, cursor: first.nextCursor }), fx.runtime.deps);
+    expect(first.total).toBe(N + 1);
+    expect(ids).toEqual([...first.data, ...rest.data].map((e) => e.id));
+    expect(shown[0]).toBeLessThan(N);
+    expect(reads.every((n) => n === 1)).toBe(true);
+  });
+
+  it('a page cut after any of its rows goes on from the next row (by id and newest-first pages)', async () => {
+    const deps = fx.runtime.deps;
+    const spaceId = (await docs.spaceByRef(actor, 'Handbook', deps, 'space')).id;
+    const byPath = cuttable(await docs.listDocPage(actor, { spaceId, limit: 100 }, deps));
+    const newest = cuttable(await meetings.listMeetingPage(actor, ListMeetingsQuery.parse({ limit: 100 }), deps));
+    // Each list in full (its first 100, then the rest), the order a cut page must go on in.
+    const docIds = [...byPath.data, ...(await docs.listDocs(actor, { spaceId, limit: 100, cursor: byPath.nextCursor! }, deps)).data].map((d) => d.id);
+    const later = await meetings.listMeetings(actor, ListMeetingsQuery.parse({ limit: 100, cursor: newest.nextCursor }), deps);
+    const meetingIds = [...newest.data, ...later.data].map((m) => m.id);
+    expect(docIds).toHaveLength(N);
+    expect(meetingIds).toHaveLength(N);
+    for (let n = 1; n < 100; n++) {
+      const doc = byPath.cut(n);
+      expect(doc.data.map((d) => d.id)).toEqual(docIds.slice(0, n));
+      const docsOn = await docs.listDocs(actor, { spaceId, limit: 3, cursor: doc.nextCursor! }, deps);
+      expect(docsOn.data.map((d) => d.id), `docs after ${n}`).toEqual(docIds.slice(n, n + 3));
+      const meeting = newest.cut(n);
+      expect(meeting.data.map((m) => m.id)).toEqual(meetingIds.slice(0, n));
+      const meetingsOn = await meetings.listMeetings(actor, ListMeetingsQuery.parse({ limit: 3, cursor: meeting.nextCursor }), deps);
+      expect(meetingsOn.data.map((m) => m.id), `meetings after ${n}`).toEqual(meetingIds.slice(n, n + 3));
+    }
+    expect(byPath.cut(100)).toBe(byPath);
+    expect(byPath.cut(40).cut(60).data).toHaveLength(40);
   });
 });

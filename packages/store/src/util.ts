@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { Knex } from 'knex';
-import { DomainError, type PageRequest, type PageResult } from '@tt/domain';
+import { DomainError, type CutPageResult, type PageRequest } from '@tt/domain';
 import { parsePosition, position } from './position.js';
 
 // The random part of ids from the system's CSPRNG, drawn a pool at a time: ulid's own source asks the system for one
@@ -46,14 +46,14 @@ export function uniqueAsRejected(e: unknown, message: string): never {
   throw e;
 }
 
-/** Keyset page by id over a base query; the count uses the same filters. */
+/** Keyset page by id over a base query; the count uses the same filters. The page names the position after any of its rows (`after`). */
 export async function pageById<R, T>(
   base: Knex.QueryBuilder,
   idColumn: string,
   page: PageRequest,
   map: (row: R) => T,
   select: (q: Knex.QueryBuilder) => Knex.QueryBuilder = (q) => q.select('*'),
-): Promise<PageResult<T>> {
+): Promise<CutPageResult<T>> {
   const rowsQ = select(base.clone());
   if (page.after !== undefined) rowsQ.where(idColumn, '>', page.after);
   const [rows, countRow] = await concurrently<[R[], { n: unknown } | undefined]>(base, [
@@ -62,9 +62,10 @@ export async function pageById<R, T>(
   ]);
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
-  const last = kept[kept.length - 1] as Record<string, unknown> | undefined;
   const idKey = idColumn.split('.').pop()!;
-  return { rows: kept.map(map), next: more && last ? String(last[idKey]) : null, total: num(countRow?.n) };
+  const at = (n: number) => String((kept[n - 1] as Record<string, unknown>)[idKey]);
+  const next = more && kept.length ? at(kept.length) : null;
+  return { rows: kept.map(map), next, total: num(countRow?.n), after: (n) => (n >= kept.length ? next : at(Math.max(1, n))) };
 }
 
 /** The order of a newest-first page: (`column`, `id`) descending, the order its index keeps. */
@@ -72,7 +73,8 @@ const newestFirst = (key: { column: string; id: string }) => [{ column: key.colu
 
 /**
  * Keyset page newest first over (`column`, `id`), both descending. The position is "<value>|<id>", the value an
- * epoch-ms number or a YYYY-MM-DD day; the count uses `base`, the rows `select(base)`.
+ * epoch-ms number or a YYYY-MM-DD day; the count uses `base`, the rows `select(base)`; `after` names the position after
+ * any of its rows.
  */
 export async function pageNewestFirst<R extends Record<string, unknown>, T>(
   base: Knex.QueryBuilder,
@@ -80,7 +82,7 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
   page: PageRequest,
   map: (row: R) => T,
   select: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
-): Promise<PageResult<T>> {
+): Promise<CutPageResult<T>> {
   const rowsQ = select(base.clone());
   if (page.after !== undefined) {
     // A real calendar day (a forged 2026-02-30 would fail the ::date cast as a 500) or a whole epoch-ms number.
@@ -94,15 +96,19 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
   ]);
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
-  const last = kept[kept.length - 1];
   const valueOf = (r: R) => {
     const v = r[key.column.split('.').pop()!];
     return key.value === 'day' ? dayOrNull(v) : Number(v);
   };
-  const next = more && last ? position(valueOf(last), String(last[key.id.split('.').pop()!])) : null;
+  const at = (n: number) => {
+    const row = kept[n - 1]!;
+    return position(valueOf(row), String(row[key.id.split('.').pop()!]));
+  };
+  const next = more && kept.length ? at(kept.length) : null;
+  const after = (n: number) => (n >= kept.length ? next : at(Math.max(1, n)));
   const total = num(countRow?.n);
-  if (page.countAtMost === undefined) return { rows: kept.map(map), next, total };
-  return { rows: kept.map(map), next, total: Math.min(total, page.countAtMost), totalCapped: total > page.countAtMost };
+  if (page.countAtMost === undefined) return { rows: kept.map(map), next, total, after };
+  return { rows: kept.map(map), next, total: Math.min(total, page.countAtMost), totalCapped: total > page.countAtMost, after };
 }
 
 /**

@@ -73,21 +73,31 @@ export function bound(text: string): string {
 /** The characters a list's items may take in an answer: the rest of the budget is for its heading and page note. */
 export const LIST_BUDGET = BUDGET - 1000;
 
+/** A page that can keep its first n items, with the cursor right after the n-th (itself when it has no more). */
+export type Cuttable<P> = P & { cut(n: number): Cuttable<P> };
+
+/** A domain page that gives the cursor after any of its first items (CutPage), as a Cuttable page. */
+export function cuttable<P extends { data: unknown[]; nextCursor: string | null; cursorAfter(n: number): string | null }>(page: P): Cuttable<P> {
+  const first = (n: number): Cuttable<P> => {
+    const shown = { ...page, data: page.data.slice(0, n), nextCursor: page.cursorAfter(n), cut: (m: number) => (m >= n ? shown : first(m)) } as Cuttable<P>;
+    return shown;
+  };
+  const whole = { ...page, cut: (n: number) => (n >= page.data.length ? whole : first(n)) } as Cuttable<P>;
+  return whole;
+}
+
 /**
- * A page of a list that fits the budget: when the rendering of `limit` items is too long, fewer are kept, so the cursor
- * of the answer points right after the last item shown. A page that can `cut` itself (its cursor after any of its
- * items) is cut; any other is fetched again with fewer.
+ * A page of a list that fits the budget: when the rendering of its items is too long, it is cut to fewer, so the
+ * cursor of the answer points right after the last item shown. Nothing is read again: the page names the cursor after
+ * any of its items.
  */
-export async function fitPage<P extends { data: unknown[]; cut?(n: number): P }>(
-  limit: number, fetch: (n: number) => Promise<P>, size: (page: P) => number | Promise<number>, budget = LIST_BUDGET,
+export async function fitPage<P extends { data: unknown[]; cut(n: number): P }>(
+  page: P, size: (page: P) => number | Promise<number>, budget = LIST_BUDGET,
 ): Promise<P> {
-  let n = limit;
-  let page = await fetch(n);
   for (let i = 0; i < 4; i++) {
     const len = await size(page);
     if (len <= budget || page.data.length <= 1) return page;
-    n = Math.max(1, Math.floor((page.data.length * budget * 0.9) / len));
-    page = page.cut ? page.cut(n) : await fetch(n);
+    page = page.cut(Math.max(1, Math.floor((page.data.length * budget * 0.9) / len)));
   }
   return page;
 }

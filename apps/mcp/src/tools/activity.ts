@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { activity, ActivityEntry, ActivityQuery, changeLine, wallClock } from '@tt/domain';
-import { answer, fitPage, Format } from '../answer/answer.js';
+import { answer, cuttable, fitPage, Format } from '../answer/answer.js';
 import { fenceTable } from '../answer/untrusted.js';
 import { defineTool, pageNote, validate } from '../tool.js';
 
@@ -45,9 +45,9 @@ export const listActivity = defineTool({
   async run(args, { actor, deps }) {
     const base = { since: args.since, until: args.until, projectId: args.project, actorId: args.person, taskId: args.task, cursor: args.cursor };
     const tz = actor.workspace.timezone;
+    // One read: a page over the budget is cut after the last entry that fits.
     const page = await fitPage(
-      args.limit,
-      (n) => activity.listActivity(actor, validate(ActivityQuery, { ...base, limit: n }), deps),
+      cuttable(await activity.listActivityPage(actor, validate(ActivityQuery, { ...base, limit: args.limit }), deps)),
       (p) => (args.format === 'json' ? JSON.stringify(p.data).length : table(p.data, tz).length),
     );
     // The feed counts at most ACTIVITY_COUNT_CAP entries: past that the note says "more than", never a false total.

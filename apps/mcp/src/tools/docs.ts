@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Actor, CreateDocInput, type Deps, docs, DomainError, invalid, markdownToHtml, visibleTasksById } from '@tt/domain';
-import { answer, done, fitPage, Format, orNull } from '../answer/answer.js';
+import { answer, cuttable, done, fitPage, Format, orNull } from '../answer/answer.js';
 import { when } from '../answer/render.js';
 import { defineTool, pageNote } from '../tool.js';
 import { clip, fence, fenceInline, fenceLines } from '../answer/untrusted.js';
@@ -49,9 +49,10 @@ export const listDocs = defineTool({
   async run(args, { actor, deps }) {
     const spaces = (await docs.listSpaces(actor, deps)).data;
     const space = args.space ? await docs.spaceByRef(actor, args.space, deps, 'space') : undefined;
-    const fetch = (n: number) =>
-      docs.listDocs(actor, { spaceId: space?.id, parentId: args.parent, taskId: args.task, q: args.query, limit: n, cursor: args.cursor }, deps);
-    const render = (page: Awaited<ReturnType<typeof fetch>>) => {
+    const read = await docs.listDocPage(
+      actor, { spaceId: space?.id, parentId: args.parent, taskId: args.task, q: args.query, limit: args.limit, cursor: args.cursor }, deps,
+    );
+    const render = (page: typeof read) => {
       const depth = new Map<string, number>();
       const lines: string[] = [];
       // Space names and descriptions are person-written: one block for the list of spaces.
@@ -70,7 +71,8 @@ export const listDocs = defineTool({
       lines.push('', pageNote(page.data.length, page.total, 'page', page.nextCursor));
       return lines.join('\n');
     };
-    const page = await fitPage(args.limit, fetch, (p) => (args.format === 'json' ? JSON.stringify(p).length : render(p).length));
+    // One read: a page over the budget is cut after the last page that fits.
+    const page = await fitPage(cuttable(read), (p) => (args.format === 'json' ? JSON.stringify(p).length : render(p).length));
     const data = {
       format: args.format, spaces: spaces.map((s) => ({ id: s.id, name: s.name, description: s.description })),
       pages: page.data.map((d) => ({ id: d.id, title: d.title, spaceId: d.spaceId, parentId: d.parentId, taskIds: d.taskIds, updatedAt: d.updatedAt })),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CreateTaskInput, Day, ListMeetingsQuery, meetings, Priority, TaskType, visibleTasksById } from '@tt/domain';
-import { answer, fitPage, Format, orNull } from '../answer/answer.js';
+import { answer, cuttable, fitPage, Format, orNull } from '../answer/answer.js';
 import { resolveBoard, resolveProject, resolveUsers } from '../resolve.js';
 import { when } from '../answer/render.js';
 import { defineTool, pageNote, validate } from '../tool.js';
@@ -46,8 +46,8 @@ export const listMeetings = defineTool({
       projectId: args.project ? (await resolveProject(actor, args.project, deps)).id : undefined,
       from: args.from, to: args.to, cursor: args.cursor,
     };
-    const fetch = (n: number) => meetings.listMeetings(actor, validate(ListMeetingsQuery, { ...query, limit: n }), deps);
-    const render = (page: Awaited<ReturnType<typeof fetch>>) => {
+    const read = await meetings.listMeetingPage(actor, validate(ListMeetingsQuery, { ...query, limit: args.limit }), deps);
+    const render = (page: typeof read) => {
       const lines = page.data.map(
         (m) =>
           `- ${m.id} — ${when(m.startedAt)}, ${status(m.status)}${m.hasSummary ? ', summary' : ''}${m.transcriptReady ? ', transcript' : ''}: ` +
@@ -55,7 +55,8 @@ export const listMeetings = defineTool({
       );
       return page.data.length ? ['Meetings, newest first:', ...lines, '', pageNote(page.data.length, page.total, 'meeting', page.nextCursor)].join('\n') : 'No meetings match.';
     };
-    const page = await fitPage(args.limit, fetch, (p) => (args.format === 'json' ? JSON.stringify(p).length : render(p).length));
+    // One read: a page over the budget is cut after the last meeting that fits.
+    const page = await fitPage(cuttable(read), (p) => (args.format === 'json' ? JSON.stringify(p).length : render(p).length));
     const data = {
       format: args.format,
       meetings: page.data.map((m) => ({ id: m.id, title: m.title, startedAt: m.startedAt, status: m.status, hasSummary: m.hasSummary })),

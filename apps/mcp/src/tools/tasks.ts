@@ -107,7 +107,7 @@ export const searchTasks = defineTool({
     if (args.format === 'json') {
       // As many tasks as the JSON has room for: fitPage cuts the page (a SearchPage can), reading nothing again.
       const json = (p: SearchPage) => found(p, p.data.map((t) => taskData(t, users)));
-      const fitted = await fitPage(args.limit, async () => page, (p) => JSON.stringify(json(p)).length);
+      const fitted = await fitPage(page, (p) => JSON.stringify(json(p)).length);
       const data = json(fitted);
       return answer('json', () => '', data, data);
     }

@@ -1,4 +1,6 @@
-import { type ActivityFilter, type ActivityRow, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest, type PageResult } from '../shared/index.js';
+import {
+  type ActivityFilter, type ActivityRow, type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest, type PageResult,
+} from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { resolveUser } from '../people/index.js';
 import { projectByRef } from '../projects/index.js';
@@ -27,13 +29,20 @@ export async function taskActivity(actor: Actor, ref: string, query: TaskActivit
  * (id or key). An unknown or invisible project is 404 as everywhere; a task the key cannot see matches nothing.
  */
 export async function listActivity(actor: Actor, query: ActivityQuery, deps: Deps): Promise<ActivityPage> {
+  const { data, nextCursor, total, totalCapped } = await listActivityPage(actor, query, deps);
+  return { data, nextCursor, total, totalCapped };
+}
+
+/** listActivity with the cursor after any of its first entries (see CutPage). */
+export async function listActivityPage(actor: Actor, query: ActivityQuery, deps: Deps): Promise<CutPage<ActivityPage>> {
   requireScope(actor, 'tasks:read');
   const tz = actor.workspace.timezone;
   const filter: ActivityFilter = { ...seen(actor), since: momentIn(query.since, tz), until: momentIn(query.until, tz) };
   if (query.projectId !== undefined) filter.projectId = (await projectByRef(actor, query.projectId, deps.store)).id;
   if (query.actorId !== undefined) filter.actorId = await resolveUser(actor, query.actorId, deps.store, { field: 'actorId' });
   if (query.taskId !== undefined) filter.taskId = await filterTaskId(actor, query.taskId, deps.store);
-  return presentPage(await deps.store.activity.list(filter, activityPageOf(query)));
+  const page = await deps.store.activity.list(filter, activityPageOf(query));
+  return cutPage(presentPage(page), page);
 }
 
 /** The latest `n` entries of a task the caller already found visible (get_task's history section). */

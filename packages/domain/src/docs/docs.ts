@@ -1,5 +1,5 @@
 import {
-  decodeCursor, type Deps, encodeCursor, htmlToMarkdown, invalid, missingRef, momentIn, notFound, type Page, type Repos, richText,
+  type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, htmlToMarkdown, invalid, missingRef, momentIn, notFound, type Page, type Repos, richText,
 } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { filterTaskId, findVisibleTask, withVisibleTaskIds } from '../tasks/index.js';
@@ -57,6 +57,12 @@ export async function listSpaces(actor: Actor, deps: Deps): Promise<Page<DocSpac
 
 /** Page summaries in tree order: depth first, siblings in creation order. */
 export async function listDocs(actor: Actor, query: ListDocsQuery, deps: Deps): Promise<Page<DocSummary>> {
+  const { data, nextCursor, total } = await listDocPage(actor, query, deps);
+  return { data, nextCursor, total };
+}
+
+/** listDocs with the cursor after any of its first pages (see CutPage). */
+export async function listDocPage(actor: Actor, query: ListDocsQuery, deps: Deps): Promise<CutPage<Page<DocSummary>>> {
   requireScope(actor, 'docs:read');
   // An unknown or invisible task has no visible pages.
   const taskId = query.taskId === undefined ? undefined : await filterTaskId(actor, query.taskId, deps.store);
@@ -67,7 +73,7 @@ export async function listDocs(actor: Actor, query: ListDocsQuery, deps: Deps): 
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },
   );
-  return { data: await withVisibleTaskIds(actor, page.rows.map(presentSummary), deps.store), nextCursor: encodeCursor(page.next), total: page.total };
+  return cutPage({ data: await withVisibleTaskIds(actor, page.rows.map(presentSummary), deps.store), nextCursor: encodeCursor(page.next), total: page.total }, page);
 }
 
 /** A page as shown to the actor, with its version. */

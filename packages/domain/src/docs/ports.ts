@@ -1,4 +1,4 @@
-import type { PageRequest, PageResult } from '../shared/index.js';
+import type { CutPageResult, PageRequest } from '../shared/index.js';
 
 export interface DocSpaceRecord {
   id: string;
@@ -67,7 +67,7 @@ export interface DocRepos {
     update(id: string, patch: Partial<Pick<DocRecord, 'title' | 'contentHtml' | 'text' | 'updatedAt'>>): Promise<void>;
     setTasks(docId: string, taskIds: string[]): Promise<void>;
     /** Pages in tree order (depth first, siblings by creation), in spaces the user may read. */
-    list(filter: DocFilter, page: PageRequest): Promise<PageResult<DocRecord>>;
+    list(filter: DocFilter, page: PageRequest): Promise<CutPageResult<DocRecord>>;
     /** Ids of pages linked to a task, in spaces the user may read (null = every space). */
     linkedToTask(taskId: string, userId: string | null): Promise<string[]>;
     latestVersion(docId: string): Promise<DocVersionRecord | undefined>;

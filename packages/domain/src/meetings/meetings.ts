@@ -1,5 +1,5 @@
 import {
-  dayBounds, dayOf, decodeCursor, type Deps, encodeCursor, invalid, notFound, type Page, type Repos,
+  type CutPage, cutPage, dayBounds, dayOf, decodeCursor, type Deps, encodeCursor, invalid, notFound, type Page, type Repos,
 } from '../shared/index.js';
 import { type Actor, canSeeProject, requireScope } from '../keys/index.js';
 import { taskRef, visibleTasksById } from '../tasks/index.js';
@@ -45,6 +45,12 @@ export async function listFolders(actor: Actor, deps: Deps): Promise<Page<Meetin
 
 /** Meetings newest first; days are counted in the workspace's time zone. */
 export async function listMeetings(actor: Actor, query: ListMeetingsQuery, deps: Deps): Promise<Page<Meeting>> {
+  const { data, nextCursor, total } = await listMeetingPage(actor, query, deps);
+  return { data, nextCursor, total };
+}
+
+/** listMeetings with the cursor after any of its first meetings (see CutPage). */
+export async function listMeetingPage(actor: Actor, query: ListMeetingsQuery, deps: Deps): Promise<CutPage<Page<Meeting>>> {
   requireScope(actor, 'meetings:read');
   if (query.from && query.to && query.from > query.to) throw invalid('query.from', `must not be after to (${query.to})`);
   const bounds = dayBounds(query.from, query.to, actor.workspace.timezone);
@@ -55,7 +61,7 @@ export async function listMeetings(actor: Actor, query: ListMeetingsQuery, deps:
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },
   );
-  return { data: page.rows.map(presentMeeting), nextCursor: encodeCursor(page.next), total: page.total };
+  return cutPage({ data: page.rows.map(presentMeeting), nextCursor: encodeCursor(page.next), total: page.total }, page);
 }
 
 export async function getMeeting(actor: Actor, id: string, deps: Deps): Promise<MeetingWithSummary> {

@@ -1,4 +1,4 @@
-import type { PageRequest, PageResult } from '../shared/index.js';
+import type { CutPageResult, PageRequest } from '../shared/index.js';
 
 export interface MeetingFolderRecord {
   id: string;
@@ -72,7 +72,7 @@ export interface MeetingRepos {
   meetings: {
     insert(input: Omit<MeetingRecord, 'id'>, transcript: ReplicaRecord[] | null, summaryText: string): Promise<MeetingRecord>;
     get(workspaceId: string, id: string): Promise<MeetingRecord | undefined>;
-    list(filter: MeetingFilter, page: PageRequest): Promise<PageResult<MeetingRecord>>;
+    list(filter: MeetingFilter, page: PageRequest): Promise<CutPageResult<MeetingRecord>>;
     transcript(id: string): Promise<ReplicaRecord[]>;
     /** Action items naming the task, from meetings the filter lets the user see, newest meeting first. */
     agreementsForTask(taskId: string, visibility: Pick<MeetingFilter, 'workspaceId' | 'userId' | 'teamIds' | 'visibleProjectIds'>): Promise<AgreementRecord[]>;

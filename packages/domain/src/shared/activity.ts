@@ -1,4 +1,4 @@
-import type { PageRequest, PageResult } from './paging.js';
+import type { CutPageResult, PageRequest, PageResult } from './paging.js';
 import type { Deps } from './store.js';
 
 /*
@@ -102,7 +102,7 @@ export interface AuditFilter {
 
 export interface ActivityRepo {
   add(entries: ActivityRecord[]): Promise<void>;
-  list(filter: ActivityFilter, page: PageRequest): Promise<PageResult<ActivityRow>>;
+  list(filter: ActivityFilter, page: PageRequest): Promise<CutPageResult<ActivityRow>>;
   /** A moved task's entries follow it to its new board (their visibility is the task's). */
   moveTask(taskId: string, boardId: string): Promise<void>;
   /** Retention: deletes entries older than `before`, at most `batch` at a time; returns how many. */

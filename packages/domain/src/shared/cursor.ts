@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalid } from './errors.js';
+import type { CutPageResult } from './paging.js';
 
 /*
  * A cursor is "<base64url position>.<tag>": the tag is a truncated HMAC of the position, so a cursor altered by hand
@@ -33,3 +34,13 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   if (given.length !== expected.length || !timingSafeEqual(given, expected) || !POSITION.test(position)) throw malformed();
   return position;
 }
+
+/**
+ * A page that also gives the cursor after any of its first n items (null when nothing follows them). A reader that
+ * shows fewer items than it asked for (an agent's answer has a budget) pages on from the last one it showed, without
+ * reading the page again.
+ */
+export type CutPage<P> = P & { cursorAfter(n: number): string | null };
+
+/** `page` (presented from the store's `from`) with `cursorAfter`. */
+export const cutPage = <P>(page: P, from: CutPageResult<unknown>): CutPage<P> => ({ ...page, cursorAfter: (n: number) => encodeCursor(from.after(n)) });

@@ -17,3 +17,10 @@ export interface PageResult<T> {
   /** True when more than `countAtMost` rows match: `total` is then that cap, a lower bound. */
   totalCapped?: boolean;
 }
+
+/**
+ * A page that also names the position after any of its first rows: `after(n)` for n from 1 to rows.length (at
+ * rows.length it is `next`). A reader with room for fewer rows than it asked for (an agent's answer budget) keeps
+ * the first n and goes on from `after(n)`, without reading the page again.
+ */
+export type CutPageResult<T> = PageResult<T> & { after(n: number): string | null };

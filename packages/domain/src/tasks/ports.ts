@@ -1,4 +1,4 @@
-import type { ActivityRecord, OutboxJob, PageRequest, PageResult } from '../shared/index.js';
+import type { ActivityRecord, CutPageResult, OutboxJob, PageRequest } from '../shared/index.js';
 import type { Category } from '../projects/index.js';
 import type { Priority, TaskType } from './schema.js';
 
@@ -157,7 +157,7 @@ export interface TaskRepos {
      * A page, with `after(n)`: the position after its first n rows (1 to rows.length; null when nothing follows them),
      * for a reader that shows fewer rows than it read and pages on from the last one shown, without reading again.
      */
-    list(filter: TaskFilter, page: PageRequest): Promise<PageResult<TaskRecord & { position?: number }> & { after(n: number): string | null }>;
+    list(filter: TaskFilter, page: PageRequest): Promise<CutPageResult<TaskRecord & { position?: number }>>;
     /** Rank bounds around `position` (0 = top) in a column, ignoring `exceptId`. */
     rankAt(statusId: string, position: number, exceptId: string | null): Promise<{ before: number | null; after: number | null }>;
     renumberColumn(statusId: string): Promise<void>;

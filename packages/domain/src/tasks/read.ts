@@ -1,4 +1,4 @@
-import { decodeCursor, type Deps, encodeCursor, invalid, momentIn, type Page } from '../shared/index.js';
+import { type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, invalid, momentIn, type Page } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { assigneeFilter, filterUserId } from '../people/index.js';
 import { type Versioned, withoutVersion } from '../versions/index.js';
@@ -14,13 +14,8 @@ export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): P
 }
 
 export const getTask = withoutVersion(getTaskVersioned);
-/**
- * A page of tasks with `cursorAfter(n)`: the cursor after its first n tasks (null when nothing follows them). A reader
- * that shows fewer tasks than it asked for (an agent's answer has a budget) pages on from the last one it showed.
- */
-export interface TaskPage extends Page<TaskSummary> {
-  cursorAfter(n: number): string | null;
-}
+/** A page of tasks with `cursorAfter(n)` (see CutPage). */
+export type TaskPage = CutPage<Page<TaskSummary>>;
 
 export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
   const { data, nextCursor, total } = await listTaskPage(actor, query, deps);
@@ -51,5 +46,5 @@ export async function listTaskPage(actor: Actor, query: ListTasksQuery, deps: De
     },
     { limit: query.limit, after: decodeCursor(query.cursor) },
   );
-  return { data: page.rows.map(presentTaskSummary), nextCursor: encodeCursor(page.next), total: page.total, cursorAfter: (n) => encodeCursor(page.after(n)) };
+  return cutPage({ data: page.rows.map(presentTaskSummary), nextCursor: encodeCursor(page.next), total: page.total }, page);
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PageRequest, PageResult, TaskFilter, TaskRecord } from '@tt/domain';
+import type { CutPageResult, PageRequest, TaskFilter, TaskRecord } from '@tt/domain';
 import { bind, marker, markerIndex, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { parsePosition, position } from '../../position.js';
 import { num } from '../../util.js';
@@ -464,7 +464,7 @@ export function listSql(db: Knex, f: TaskFilter, page: PageRequest): { sql: stri
  */
 export async function listTasks(
   db: Knex, f: TaskFilter, page: PageRequest,
-): Promise<PageResult<TaskRecord & { position?: number }> & { after(n: number): string | null }> {
+): Promise<CutPageResult<TaskRecord & { position?: number }>> {
   const { sql, bindings, offset } = listSql(db, f, page);
   const all = await listStatement(db, sql, bindings, preparedShape(f));
   const total = num(all[0]?.total);
