@@ -124,12 +124,19 @@ type Gate = 'labels' | 'dueBefore' | 'assignee';
 function gateOf(f: TaskFilter): Gate | undefined {
   if (f.archived !== 'false' || f.orderBy !== 'created') return undefined;
   if (f.assigneeId !== undefined && f.assigneeId !== 'none') {
-    const alone = !otherCondition({ ...f, assigneeId: undefined, category: undefined }) && !f.labels?.length && !f.dueBefore;
-    return alone && f.reporterId === undefined && f.updatedSince === undefined ? 'assignee' : undefined;
+    return !otherCondition({ ...f, assigneeId: undefined, category: undefined }) && onlyLesser(f) ? 'assignee' : undefined;
   }
   if (otherCondition(f)) return undefined;
   if (f.labels?.length) return countedByCounters(f) ? 'labels' : undefined;
-  return f.dueBefore && f.reporterId === undefined && f.updatedSince === undefined ? 'dueBefore' : undefined;
+  return f.dueBefore && onlyLesser(f, 'dueBefore') ? 'dueBefore' : undefined;
+}
+
+/**
+ * None of the conditions `otherCondition` leaves out (labels, a reporter, a due date, `updatedSince`) but `keep`:
+ * beside `!otherCondition(f)`, the filter is `keep` alone.
+ */
+function onlyLesser(f: TaskFilter, keep?: 'dueBefore' | 'updatedSince'): boolean {
+  return !f.labels?.length && f.reporterId === undefined && (keep === 'dueBefore' || !f.dueBefore) && (keep === 'updatedSince' || f.updatedSince === undefined);
 }
 
 /**
@@ -152,8 +159,7 @@ function otherCondition(f: TaskFilter): boolean {
  */
 function walksSince(f: TaskFilter): boolean {
   return (
-    f.updatedSince !== undefined && f.orderBy === 'created' && f.archived === 'false' && !otherCondition(f) &&
-    !f.labels?.length && !f.dueBefore && f.reporterId === undefined
+    f.updatedSince !== undefined && f.orderBy === 'created' && f.archived === 'false' && !otherCondition(f) && onlyLesser(f, 'updatedSince')
   );
 }
 const SINCE_WALK = 1000;
@@ -227,6 +233,8 @@ export function taskListQueries(
   const sinceWalk = walksSince(f);
   const matches = (topN || gated) && !keyed && f.orderBy !== 'position' ? base.clone().select('tasks.id') : undefined;
   let walk: Knex.QueryBuilder | undefined;
+  // The condition that the updatedSince walk filled the page (`unlessWalked`): the count reads it too.
+  let walkFull = '';
   let rows: Knex.QueryBuilder;
   if (sinceWalk) {
     // The first SINCE_WALK active tasks from the cursor on, in id order (tasks_active alone: it holds updated_at), and
@@ -236,6 +244,7 @@ export function taskListQueries(
     if (page.after !== undefined) steps.where('tasks.id', '>', page.after);
     walk = db.from(steps.as('w')).select('w.id').where('w.updated_at', '>', f.updatedSince!).orderBy('w.id').limit(page.limit + 1);
     const { full, top } = unlessWalked(db, 'walk', page.limit + 1, page.after);
+    walkFull = full;
     const walked = db('walk').select('id').whereRaw(full, [page.limit + 1]);
     rows = db('tasks').whereRaw('tasks.id = any(array(? union all ?))', [walked as unknown as Knex.Value, top as unknown as Knex.Value]);
   } else if (gated) {
@@ -285,7 +294,7 @@ export function taskListQueries(
   const count = counters
     ? counterTotal(db, f)
     : sinceWalk
-      ? db.select(db.raw('case when (select count(*) from walk) = ? then (?) else (select count(*) from matches) end as total', [
+      ? db.select(db.raw(`case when ${walkFull} then (?) else (select count(*) from matches) end as total`, [
           page.limit + 1, base.clone().select(db.raw('count(*)')) as unknown as Knex.Value,
         ]))
       : (matches && !gated ? db('matches') : base.clone()).select(db.raw('count(*) as total'));
