@@ -27,6 +27,11 @@ export interface ColumnMap<T> {
   read(row: Row): T;
   /** The record in a row selected by `selectAs(prefix)`. */
   readAs(row: Row, prefix: string): T;
+  /**
+   * A reader of only `fields` (and the read-only ones among them), for rows selected with `select(fields)`: the record
+   * it builds has those fields and no others, so a row read without some columns carries no placeholders for them.
+   */
+  readerOf<K extends keyof T>(fields: ReadonlyArray<K>): (row: Row) => Pick<T, K>;
   /** Column values for the defined fields of a record or patch; read-only fields are left out. */
   write(values: Partial<T>): Row;
 }
@@ -55,6 +60,10 @@ export function columnMap<T>(table: string, fields: { [K in keyof T]-?: string |
       return readAs(row, '');
     },
     readAs,
+    readerOf<K extends keyof T>(only: ReadonlyArray<K>) {
+      const keep = new Set<string>(only as ReadonlyArray<string>);
+      return rowReader<Pick<T, K>>(specs.filter((s) => keep.has(s.field)), '');
+    },
     write(values) {
       const out: Row = {};
       for (const s of stored) {

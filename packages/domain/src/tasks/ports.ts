@@ -41,6 +41,12 @@ export interface TaskRecord {
   version: number;
 }
 
+/**
+ * A task as a list reads it: what a summary shows, and `rank` (a position in a column). Not its workspace (the list's
+ * own), number (in the key), version, description or checklist.
+ */
+export type TaskSummaryRecord = Omit<TaskRecord, 'workspaceId' | 'number' | 'version' | 'descriptionHtml' | 'descriptionText' | 'checklist'>;
+
 export interface TaskDetails {
   subtaskIds: string[];
   timeLogs: TimeLogRecord[];
@@ -157,7 +163,7 @@ export interface TaskRepos {
      * A page, with `after(n)`: the position after its first n rows (1 to rows.length; null when nothing follows them),
      * for a reader that shows fewer rows than it read and pages on from the last one shown, without reading again.
      */
-    list(filter: TaskFilter, page: PageRequest): Promise<CutPageResult<TaskRecord & { position?: number }>>;
+    list(filter: TaskFilter, page: PageRequest): Promise<CutPageResult<TaskSummaryRecord & { position?: number }>>;
     /** Rank bounds around `position` (0 = top) in a column, ignoring `exceptId`. */
     rankAt(statusId: string, position: number, exceptId: string | null): Promise<{ before: number | null; after: number | null }>;
     renumberColumn(statusId: string): Promise<void>;

@@ -1,7 +1,7 @@
-import type { AttachmentRecord, TaskDetails, TaskRecord, TimeLogRecord } from './ports.js';
+import type { AttachmentRecord, TaskDetails, TaskRecord, TaskSummaryRecord, TimeLogRecord } from './ports.js';
 import type { Attachment, Task, TaskSummary, TimeLog } from './schema.js';
 
-export function presentTaskSummary(t: TaskRecord & { position?: number }): TaskSummary {
+export function presentTaskSummary(t: TaskSummaryRecord & { position?: number }): TaskSummary {
   const out: TaskSummary = {
     id: t.id, key: t.key, projectId: t.projectId, boardId: t.boardId, statusId: t.statusId,
     status: { name: t.statusName, category: t.statusCategory },

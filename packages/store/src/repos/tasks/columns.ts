@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ActivityRecord, AttachmentRecord, CommentRecord, OutboxJob, TaskDetails, TaskRecord, TimeLogRecord } from '@tt/domain';
+import type { ActivityRecord, AttachmentRecord, CommentRecord, OutboxJob, TaskDetails, TaskRecord, TaskSummaryRecord, TimeLogRecord } from '@tt/domain';
 import { columnMap } from '../../columns.js';
 import { bind, compiled, marker, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { dayOrNull, num, numOrNull } from '../../util.js';
@@ -27,13 +27,18 @@ export const TASK = columnMap<TaskRecord>('tasks', {
   version: { column: 'version', read: Number },
 });
 
-/** List rows leave out the description and checklist, which lists never show. */
-const SUMMARY_FIELDS = TASK.fields.filter(
-  (f) => f !== 'descriptionHtml' && f !== 'descriptionText' && f !== 'checklist',
-);
+/**
+ * List rows hold what a summary shows (and `rank`, a position's key): not the description and checklist, which lists
+ * never show, nor the workspace (the filter's own), the number (in the key) or the version. Every column a page does
+ * not read is one less value to decode on each of its rows.
+ */
+const SUMMARY_LEFT_OUT = new Set<keyof TaskRecord>(['workspaceId', 'number', 'version', 'descriptionHtml', 'descriptionText', 'checklist']);
+const SUMMARY_FIELDS = TASK.fields.filter((f): f is keyof TaskSummaryRecord => !SUMMARY_LEFT_OUT.has(f));
 const STATUS = ['statuses.name as status_name', 'statuses.category as status_category'];
 export const TASK_SELECT = [...TASK.select(), ...STATUS];
 export const SUMMARY_SELECT = [...TASK.select(SUMMARY_FIELDS), ...STATUS];
+/** A list row's record (status name and category from the joined column). */
+export const readSummary: (row: Row) => TaskSummaryRecord = TASK.readerOf(SUMMARY_FIELDS);
 
 export const COMMENT = columnMap<CommentRecord>('comments', {
   id: 'id', workspaceId: 'workspace_id', taskId: 'task_id', authorId: 'author_id', text: 'text', replyTo: { column: 'reply_to', read: orNull },

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { CutPageResult, PageRequest, TaskFilter, TaskRecord } from '@tt/domain';
+import type { CutPageResult, PageRequest, TaskFilter, TaskSummaryRecord } from '@tt/domain';
 import { bind, marker, markerIndex, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { parsePosition, position } from '../../position.js';
 import { num } from '../../util.js';
-import { SUMMARY_SELECT, TASK } from './columns.js';
+import { readSummary, SUMMARY_SELECT } from './columns.js';
 import { extraFilters, hasExtraFilters, isKeyedOrder, keyedNext, keyedOrder, keyedOuterOrder } from './query.js';
 
 const TASK_KEY = /^[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}$/;
@@ -473,7 +473,7 @@ export function listSql(db: Knex, f: TaskFilter, page: PageRequest): { sql: stri
  */
 export async function listTasks(
   db: Knex, f: TaskFilter, page: PageRequest,
-): Promise<CutPageResult<TaskRecord & { position?: number }>> {
+): Promise<CutPageResult<TaskSummaryRecord & { position?: number }>> {
   const { sql, bindings, offset } = listSql(db, f, page);
   const all = await listStatement(db, sql, bindings, preparedShape(f));
   const total = num(all[0]?.total);
@@ -492,7 +492,7 @@ export async function listTasks(
   const next = after(kept.length);
   if (f.orderBy === 'position') {
     // The position set on the record, not spread into a copy: a spread of 26 fields makes a slow object to read.
-    return { rows: kept.map((r, i) => Object.assign(TASK.read(r), { position: offset + i })), next, total, after };
+    return { rows: kept.map((r, i) => Object.assign(readSummary(r), { position: offset + i })), next, total, after };
   }
-  return { rows: kept.map((r) => TASK.read(r)), next, total, after };
+  return { rows: kept.map(readSummary), next, total, after };
 }
