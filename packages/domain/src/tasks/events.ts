@@ -49,6 +49,7 @@ export function changeEntry(deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, 
   return activityEntry(deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields);
 }
 
+const UNCOMPARED: ReturnType<typeof taskChanges> = { changes: [], previous: {} };
 const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, status: { name: t.statusName, category: t.statusCategory } });
 /**
  * After a task changed: task.updated with the changed field names and their previous values when fields changed, and
@@ -59,12 +60,17 @@ const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, st
 export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord,
   updated?: ActivityRecord,
 ): Promise<number> {
-  const task = webhookTask(after);
   const actorId = actor.user.id;
-  const { changes, previous } = taskChanges(webhookTask(before), task);
   const base = { workspaceId: after.workspaceId, projectId: after.projectId };
   const fields = taskFieldChanges(before, after);
   const known = subscriptionsKnown(actor);
+  // With no subscription to deliver to (known as the key was read), an event only notes the change (recordEvent keeps
+  // no data then): no payload is built, and the fields a webhook shows are compared only when no field of the entry
+  // changed, to tell whether there is an event at all.
+  const quiet = known !== undefined && known.length === 0;
+  const payload = quiet ? undefined : webhookTask(after);
+  const { changes, previous } = quiet && fields.length ? UNCOMPARED : taskChanges(webhookTask(before), payload ?? webhookTask(after));
+  const task = payload ?? { id: after.id, key: after.key };
   let queued = 0;
   if (changes.length || fields.length) {
     const entry = updated ?? (await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields));

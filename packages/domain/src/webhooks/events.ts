@@ -17,7 +17,8 @@ function noteChange(repos: Repos, e: { workspaceId: string; data: Record<string,
  * Records a webhook event in the transaction of the change that caused it: one event row, a delivery per active
  * subscription that takes it, and a `webhooks.deliver` job per delivery in the outbox. A rollback leaves nothing; a
  * commit keeps all of it even while the queue is down. A workspace without subscriptions pays one indexed lookup;
- * a caller that looked the subscriptions up earlier in the transaction passes them.
+ * a caller that looked the subscriptions up earlier in the transaction passes them. With none, the event only notes
+ * the change for watchers (`data.task`'s id and key, or `data.doc`'s id) and keeps nothing else of `data`.
  * The caller wakes the relay after the commit (deps.jobs.notify()) when this returns more than 0.
  */
 export async function recordEvent(
