@@ -46,7 +46,19 @@ export function uniqueAsRejected(e: unknown, message: string): never {
   throw e;
 }
 
-/** Keyset page by id over a base query; the count uses the same filters. The page names the position after any of its rows (`after`). */
+/**
+ * The position after a page's last row (`next`, when `more` rows follow) and after any of its first n rows
+ * (`after(n)`, n from 1 to `count`; null when nothing follows them), from the position after row n (`at`).
+ */
+export function positionsOf(count: number, more: boolean, at: (n: number) => string): { next: string | null; after(n: number): string | null } {
+  const after = (n: number): string | null => (n >= 1 && (n < count || (n === count && more)) ? at(n) : null);
+  return { next: after(count), after };
+}
+
+/**
+ * Keyset page by id over a base query; the count uses the same filters. The page names the position after any of its
+ * rows (`after`).
+ */
 export async function pageById<R, T>(
   base: Knex.QueryBuilder,
   idColumn: string,
@@ -63,9 +75,8 @@ export async function pageById<R, T>(
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const idKey = idColumn.split('.').pop()!;
-  const at = (n: number) => String((kept[n - 1] as Record<string, unknown>)[idKey]);
-  const next = more && kept.length ? at(kept.length) : null;
-  return { rows: kept.map(map), next, total: num(countRow?.n), after: (n) => (n >= kept.length ? next : at(Math.max(1, n))) };
+  const { next, after } = positionsOf(kept.length, more, (n) => String((kept[n - 1] as Record<string, unknown>)[idKey]));
+  return { rows: kept.map(map), next, total: num(countRow?.n), after };
 }
 
 /** The order of a newest-first page: (`column`, `id`) descending, the order its index keeps. */
@@ -100,12 +111,10 @@ export async function pageNewestFirst<R extends Record<string, unknown>, T>(
     const v = r[key.column.split('.').pop()!];
     return key.value === 'day' ? dayOrNull(v) : Number(v);
   };
-  const at = (n: number) => {
+  const { next, after } = positionsOf(kept.length, more, (n) => {
     const row = kept[n - 1]!;
     return position(valueOf(row), String(row[key.id.split('.').pop()!]));
-  };
-  const next = more && kept.length ? at(kept.length) : null;
-  const after = (n: number) => (n >= kept.length ? next : at(Math.max(1, n)));
+  });
   const total = num(countRow?.n);
   if (page.countAtMost === undefined) return { rows: kept.map(map), next, total, after };
   return { rows: kept.map(map), next, total: Math.min(total, page.countAtMost), totalCapped: total > page.countAtMost, after };

@@ -1,5 +1,5 @@
 import {
-  type ActivityFilter, type ActivityRow, type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest, type PageResult,
+  type ActivityFilter, type ActivityRow, type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest, type PageResult, uncut,
 } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { resolveUser } from '../people/index.js';
@@ -29,8 +29,7 @@ export async function taskActivity(actor: Actor, ref: string, query: TaskActivit
  * (id or key). An unknown or invisible project is 404 as everywhere; a task the key cannot see matches nothing.
  */
 export async function listActivity(actor: Actor, query: ActivityQuery, deps: Deps): Promise<ActivityPage> {
-  const { data, nextCursor, total, totalCapped } = await listActivityPage(actor, query, deps);
-  return { data, nextCursor, total, totalCapped };
+  return uncut(await listActivityPage(actor, query, deps));
 }
 
 /** listActivity with the cursor after any of its first entries (see CutPage). */

@@ -1,5 +1,5 @@
 import {
-  type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, htmlToMarkdown, invalid, missingRef, momentIn, notFound, type Page, type Repos, richText,
+  type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, htmlToMarkdown, invalid, missingRef, momentIn, notFound, type Page, type Repos, richText, uncut,
 } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { filterTaskId, findVisibleTask, withVisibleTaskIds } from '../tasks/index.js';
@@ -57,8 +57,7 @@ export async function listSpaces(actor: Actor, deps: Deps): Promise<Page<DocSpac
 
 /** Page summaries in tree order: depth first, siblings in creation order. */
 export async function listDocs(actor: Actor, query: ListDocsQuery, deps: Deps): Promise<Page<DocSummary>> {
-  const { data, nextCursor, total } = await listDocPage(actor, query, deps);
-  return { data, nextCursor, total };
+  return uncut(await listDocPage(actor, query, deps));
 }
 
 /** listDocs with the cursor after any of its first pages (see CutPage). */

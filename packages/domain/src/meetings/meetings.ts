@@ -1,5 +1,5 @@
 import {
-  type CutPage, cutPage, dayBounds, dayOf, decodeCursor, type Deps, encodeCursor, invalid, notFound, type Page, type Repos,
+  type CutPage, cutPage, dayBounds, dayOf, decodeCursor, type Deps, encodeCursor, invalid, notFound, type Page, type Repos, uncut,
 } from '../shared/index.js';
 import { type Actor, canSeeProject, requireScope } from '../keys/index.js';
 import { taskRef, visibleTasksById } from '../tasks/index.js';
@@ -45,8 +45,7 @@ export async function listFolders(actor: Actor, deps: Deps): Promise<Page<Meetin
 
 /** Meetings newest first; days are counted in the workspace's time zone. */
 export async function listMeetings(actor: Actor, query: ListMeetingsQuery, deps: Deps): Promise<Page<Meeting>> {
-  const { data, nextCursor, total } = await listMeetingPage(actor, query, deps);
-  return { data, nextCursor, total };
+  return uncut(await listMeetingPage(actor, query, deps));
 }
 
 /** listMeetings with the cursor after any of its first meetings (see CutPage). */

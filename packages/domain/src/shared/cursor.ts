@@ -44,3 +44,6 @@ export type CutPage<P> = P & { cursorAfter(n: number): string | null };
 
 /** `page` (presented from the store's `from`) with `cursorAfter`. */
 export const cutPage = <P>(page: P, from: CutPageResult<unknown>): CutPage<P> => ({ ...page, cursorAfter: (n: number) => encodeCursor(from.after(n)) });
+
+/** The page as REST answers it: without `cursorAfter`. */
+export const uncut = <P>({ cursorAfter: _, ...page }: CutPage<P>): P => page as P;

@@ -1,4 +1,4 @@
-import { type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, invalid, momentIn, type Page } from '../shared/index.js';
+import { type CutPage, cutPage, decodeCursor, uncut, type Deps, encodeCursor, invalid, momentIn, type Page } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { assigneeFilter, filterUserId } from '../people/index.js';
 import { type Versioned, withoutVersion } from '../versions/index.js';
@@ -18,8 +18,7 @@ export const getTask = withoutVersion(getTaskVersioned);
 export type TaskPage = CutPage<Page<TaskSummary>>;
 
 export async function listTasks(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<Page<TaskSummary>> {
-  const { data, nextCursor, total } = await listTaskPage(actor, query, deps);
-  return { data, nextCursor, total };
+  return uncut(await listTaskPage(actor, query, deps));
 }
 
 export async function listTaskPage(actor: Actor, query: ListTasksQuery, deps: Deps): Promise<TaskPage> {

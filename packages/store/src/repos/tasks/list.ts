@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { CutPageResult, PageRequest, TaskFilter, TaskSummaryRecord } from '@tt/domain';
 import { bind, marker, markerIndex, type Slot, slotsOf, statementFamily } from '../../compiled.js';
 import { parsePosition, position } from '../../position.js';
-import { num } from '../../util.js';
+import { num, positionsOf } from '../../util.js';
 import { readSummary, SUMMARY_SELECT } from './columns.js';
 import { extraFilters, hasExtraFilters, isKeyedOrder, keyedNext, keyedOrder, keyedOuterOrder } from './query.js';
 
@@ -481,15 +481,12 @@ export async function listTasks(
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : undefined;
-  /** The position after row n - 1 (1 <= n <= kept.length). */
-  const at = (n: number): string => {
+  // The position after row n - 1 (1 <= n <= kept.length).
+  const { next, after } = positionsOf(kept.length, more, (n) => {
     const r = kept[n - 1]!;
     if (f.orderBy === 'position') return position(Number(r.rank), r.id, offset + n);
     return keyed ? keyedNext(keyed, r) : String(r.id);
-  };
-  // Rows follow the first n when n is short of the page, or the page is short of what matched.
-  const after = (n: number): string | null => (n >= 1 && (n < kept.length || (n === kept.length && more)) ? at(n) : null);
-  const next = after(kept.length);
+  });
   if (f.orderBy === 'position') {
     // The position set on the record, not spread into a copy: a spread of 26 fields makes a slow object to read.
     return { rows: kept.map((r, i) => Object.assign(readSummary(r), { position: offset + i })), next, total, after };
