@@ -57,6 +57,42 @@ beforeAll(async () => {
 
 afterAll(() => fx?.close());
 
+/**
+ * Pages through `tool` at limit 100 with `args`, each answer within the budget and naming its cursor: the ids
+ * (`idsOf` the structured content) in order, and for each page how often the store's `list` of `repo` was called (it
+ * is spied on, not replaced: the real store answers), how many items it showed and its text's length.
+ */
+const pageThrough = async (
+  tool: string, args: Record<string, unknown>, repo: 'tasks' | 'docs' | 'meetings' | 'activity', idsOf: (sc: any) => string[],
+) => {
+  const list = vi.spyOn(fx.runtime.deps.store[repo], 'list');
+  const ids: string[] = [];
+  const reads: number[] = [];
+  const shown: number[] = [];
+  const lengths: number[] = [];
+  try {
+    let cursor: string | undefined;
+    for (let calls = 0; calls < 20; calls++) {
+      list.mockClear();
+      const r = await callTool(client, tool, { ...args, limit: 100, ...(cursor ? { cursor } : {}) });
+      expect(r.isError, r.text).toBeFalsy();
+      expect(r.text.length).toBeLessThanOrEqual(BUDGET);
+      reads.push(list.mock.calls.length);
+      const page = idsOf(r.structuredContent);
+      ids.push(...page);
+      shown.push(page.length);
+      lengths.push(r.text.length);
+      const next = (r.structuredContent as { nextCursor: string | null }).nextCursor;
+      if (!next) break;
+      expect(r.text).toContain(next);
+      cursor = next;
+    }
+  } finally {
+    list.mockRestore();
+  }
+  return { ids, reads, shown, lengths };
+};
+
 /** The text of the one block of `kind` in an answer. */
 const block = (text: string, kind: string): string => {
   const m = new RegExp(`<untrusted-text kind="${kind}"[^>]*>\\n([\\s\\S]*?)\\n</untrusted-text>`).exec(text);
@@ -188,38 +224,13 @@ describe('search_tasks reads a list longer than the budget to its end', () => {
     open = [...inProgress, ...toDo];
   }, 120_000);
 
-  /** Pages through search_tasks with `args` at limit 100; the keys in order, and the list queries each page made. */
-  const readAll = async (args: Record<string, unknown>) => {
-    const list = vi.spyOn(fx.runtime.deps.store.tasks, 'list');
-    const keys: string[] = [];
-    const queries: number[] = [];
-    const shown: number[] = [];
-    const lengths: number[] = [];
-    try {
-      let cursor: string | undefined;
-      for (let calls = 0; calls < 20; calls++) {
-        list.mockClear();
-        const r = await callTool(client, 'search_tasks', { ...args, limit: 100, ...(cursor ? { cursor } : {}) });
-        expect(r.isError, r.text).toBeFalsy();
-        expect(r.text.length).toBeLessThanOrEqual(BUDGET);
-        queries.push(list.mock.calls.length);
-        const sc = r.structuredContent as { tasks: Array<{ key: string }>; total: number; nextCursor: string | null };
-        keys.push(...sc.tasks.map((t) => t.key));
-        shown.push(sc.tasks.length);
-        lengths.push(r.text.length);
-        if (!sc.nextCursor) break;
-        expect(r.text).toContain(sc.nextCursor);
-        cursor = sc.nextCursor;
-      }
-    } finally {
-      list.mockRestore();
-    }
-    return { keys, queries, shown, lengths };
-  };
+  /** Pages through search_tasks with `args` at limit 100: the keys in order, and the list queries each page made. */
+  const readAll = (args: Record<string, unknown>) =>
+    pageThrough('search_tasks', args, 'tasks', (sc) => sc.tasks.map((t: { key: string }) => t.key));
 
   it('my open tasks (in progress, then to do): every task once, in order, each page one read of each query', async () => {
-    const { keys, queries, shown, lengths } = await readAll({});
-    expect(keys).toEqual(open);
+    const { ids, reads: queries, shown, lengths } = await readAll({});
+    expect(ids).toEqual(open);
     // Full pages: as many rows as the budget holds (a row here is under 500 characters), not an estimate short of it.
     for (const n of lengths.slice(0, -1)) expect(n).toBeGreaterThan(BUDGET - 1000 - 500);
     // A first page cut to the budget: fewer than asked for, the rest on later pages.
@@ -242,9 +253,9 @@ describe('search_tasks reads a list longer than the budget to its end', () => {
     const rest = await tasks.listTasks(actor, ListTasksQuery.parse({ projectId, orderBy, limit: 100 }), fx.runtime.deps);
     const more = await tasks.listTasks(actor, ListTasksQuery.parse({ projectId, orderBy, limit: 100, cursor: rest.nextCursor }), fx.runtime.deps);
     expect(rest.total).toBe(TASKS);
-    expect(all.keys).toEqual([...rest.data, ...more.data].map((t) => t.key));
+    expect(all.ids).toEqual([...rest.data, ...more.data].map((t) => t.key));
     expect(all.shown[0]).toBeLessThan(TASKS);
-    expect(all.queries.every((n) => n === 1)).toBe(true);
+    expect(all.reads.every((n) => n === 1)).toBe(true);
   });
 
   it('a page cut after any of its rows, in either query, goes on from the next row', async () => {
@@ -284,39 +295,9 @@ describe('list_docs, list_meetings and list_activity read a list longer than the
     for (let i = 0; i < N; i++) await tasks.updateTask(actor, task.id, { title: words(`r${i}w`, 300) }, deps);
   }, 120_000);
 
-  /**
-   * Pages through `tool` at limit 100 with `args`; the ids in order, and how often the store's `list` of `repo` was
-   * called for each page (it is spied on, not replaced: the real store answers).
-   */
-  const readAll = async (tool: string, args: Record<string, unknown>, repo: 'docs' | 'meetings' | 'activity', idsOf: (sc: any) => string[]) => {
-    const list = vi.spyOn(fx.runtime.deps.store[repo], 'list');
-    const ids: string[] = [];
-    const reads: number[] = [];
-    const shown: number[] = [];
-    try {
-      let cursor: string | undefined;
-      for (let calls = 0; calls < 20; calls++) {
-        list.mockClear();
-        const r = await callTool(client, tool, { ...args, limit: 100, ...(cursor ? { cursor } : {}) });
-        expect(r.isError, r.text).toBeFalsy();
-        expect(r.text.length).toBeLessThanOrEqual(BUDGET);
-        reads.push(list.mock.calls.length);
-        const page = idsOf(r.structuredContent);
-        ids.push(...page);
-        shown.push(page.length);
-        const next = (r.structuredContent as { nextCursor: string | null }).nextCursor;
-        if (!next) break;
-        expect(r.text).toContain(next);
-        cursor = next;
-      }
-    } finally {
-      list.mockRestore();
-    }
-    return { ids, reads, shown };
-  };
 
   it.each(['markdown', 'json'])('list_docs in %s: every page once, in tree order, one read a page', async (format) => {
-    const { ids, reads, shown } = await readAll('list_docs', { space: 'Handbook', format }, 'docs', (sc) => sc.pages.map((p: { id: string }) => p.id));
+    const { ids, reads, shown } = await pageThrough('list_docs', { space: 'Handbook', format }, 'docs', (sc) => sc.pages.map((p: { id: string }) => p.id));
     const first = await docs.listDocs(actor, { spaceId: (await docs.spaceByRef(actor, 'Handbook', fx.runtime.deps, 'space')).id, limit: 100 }, fx.runtime.deps);
     const rest = await docs.listDocs(actor, { spaceId: first.data[0]!.spaceId, limit: 100, cursor: first.nextCursor! }, fx.runtime.deps);
     expect(first.total).toBe(N);
@@ -326,7 +307,7 @@ describe('list_docs, list_meetings and list_activity read a list longer than the
   });
 
   it.each(['markdown', 'json'])('list_meetings in %s: every meeting once, newest first, one read a page', async (format) => {
-    const { ids, reads, shown } = await readAll('list_meetings', { format }, 'meetings', (sc) => sc.meetings.map((m: { id: string }) => m.id));
+    const { ids, reads, shown } = await pageThrough('list_meetings', { format }, 'meetings', (sc) => sc.meetings.map((m: { id: string }) => m.id));
     const first = await meetings.listMeetings(actor, ListMeetingsQuery.parse({ limit: 100 }), fx.runtime.deps);
     const rest = await meetings.listMeetings(actor, ListMeetingsQuery.parse({ limit: 100, cursor: first.nextCursor }), fx.runtime.deps);
     expect(first.total).toBe(N);
@@ -336,7 +317,7 @@ describe('list_docs, list_meetings and list_activity read a list longer than the
   });
 
   it.each(['markdown', 'json'])("list_activity in %s: a task's every entry once, newest first, one read a page", async (format) => {
-    const { ids, reads, shown } = await readAll('list_activity', { task: taskKey, format }, 'activity', (sc) =>
+    const { ids, reads, shown } = await pageThrough('list_activity', { task: taskKey, format }, 'activity', (sc) =>
       (sc.entries ?? sc.ids.map((id: string) => ({ id }))).map((e: { id: string }) => e.id));
     const first = await activity.listActivity(actor, ActivityQuery.parse({ taskId: taskKey, limit: 100 }), fx.runtime.deps);
     const rest = await activity.listActivity(actor, ActivityQuery.parse({ taskId: taskKey, limit: 100, cursor: first.nextCursor }), fx.runtime.deps);
