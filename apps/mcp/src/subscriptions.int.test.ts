@@ -1,6 +1,6 @@
 import { Client as ClientV2, type McpSubscription, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, comments, docs, keys, oauth, people, projects, type ProjectWithBoards, type Scope, SCOPES, tasks, time } from '@tt/domain';
+import { type Actor, type Change, comments, docs, keys, oauth, people, projects, type ProjectWithBoards, type Scope, SCOPES, tasks, time } from '@tt/domain';
 import { type McpServerHandle, startMcp } from './index.js';
 import { form, register, signIn } from './oauth/test/flow.js';
 import { mcpFixture, type McpFixture } from './test/fixture.js';
@@ -212,5 +212,22 @@ describe('subscriptions/listen', () => {
     expect(await Promise.race([s.sub.closed, quiet(2000).then(() => 'open')])).toBe('graceful');
     await stopping;
     await client.close();
+  });
+});
+
+describe('change notes where the workspace has no webhook subscription', () => {
+  it('a create and an edit by a key that read "no subscriptions" still tell watchers the task id and key', async () => {
+    const heard: Change[] = [];
+    const off = fx.runtime.changes.subscribe((c) => heard.push(c));
+    // As the key's read leaves it for a workspace without an active subscription: no lookup, no webhook payload.
+    const keyed: Actor = { ...actor, webhooks: false };
+    try {
+      const created = await tasks.createTask(keyed, { title: 'Heard when created', projectId: web.id }, fx.runtime.deps);
+      await tasks.updateTask(keyed, created.key, { title: 'Heard when edited' }, fx.runtime.deps);
+      const note = { kind: 'task', workspaceId: actor.workspace.id, id: created.id, key: created.key };
+      expect(heard.filter((c) => c.kind === 'task' && c.id === created.id)).toEqual([note, note]);
+    } finally {
+      off();
+    }
   });
 });

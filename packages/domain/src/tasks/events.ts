@@ -32,11 +32,17 @@ export async function taskEvent(
   repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, type: WebhookEventType, actor: ActingAs | null, task: TaskRecord, known?: WebhookRecord[],
   written?: ActivityRecord,
 ): Promise<number> {
-  const changes = type === 'task.created' ? taskCreatedChanges(task) : [];
+  const subscriptions = known ?? subscriptionsKnown(actor);
   // A create writes its entry in the insert's own statement (tasks.append) and passes it here for the webhook.
-  const entry = written ?? (await recordActivity(repos, deps, actor, task.workspaceId, activityTask(task), type, changes));
-  const data = { actorId: actor?.user.id ?? null, task: webhookTask(task), activity: entryOf(entry, actor) };
-  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, known ?? subscriptionsKnown(actor));
+  const entry = written ?? (await recordActivity(
+    repos, deps, actor, task.workspaceId, activityTask(task), type, type === 'task.created' ? taskCreatedChanges(task) : [],
+  ));
+  const base = { workspaceId: task.workspaceId, projectId: task.projectId, type };
+  // Without subscriptions the event only tells watchers (recordEvent keeps nothing else): no payload is built.
+  const data = subscriptions?.length === 0
+    ? { task: { id: task.id, key: task.key } }
+    : { actorId: actor?.user.id ?? null, task: webhookTask(task), activity: entryOf(entry, actor) };
+  return recordEvent(repos, deps, { ...base, data }, subscriptions);
 }
 
 /**
