@@ -16,6 +16,7 @@ import * as oauthClientUse from './014-oauth-client-use.js';
 import * as activity from './015-activity.js';
 import * as dueCovering from './016-due-covering.js';
 import * as activeUpdated from './017-active-updated.js';
+import * as ginPending from './018-gin-pending.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '015-activity': activity,
   '016-due-covering': dueCovering,
   '017-active-updated': activeUpdated,
+  '018-gin-pending': ginPending,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
