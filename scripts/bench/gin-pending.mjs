@@ -9,9 +9,8 @@
 //   pnpm run build && pnpm run bench:gin
 // Env: BENCH_SIZES (one size, 20000), BENCH_EDITS (3000), BENCH_DURATION (s, 4), BENCH_ROUNDS (2), BENCH_KEEP /
 // BENCH_REUSE (as the matrix; the database is tt_bench_matrix_<size>), BENCH_DATABASE_URL. Linux only (/proc).
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { ADMIN_TOKEN, BENCH_SCOPES, call } from './lib.mjs';
+import { ADMIN_TOKEN, BENCH_SCOPES, call, cpuMs } from './lib.mjs';
 import { withSeededApi } from './seed.mjs';
 
 const SIZE = Number((process.env.BENCH_SIZES ?? '20000').split(',')[0]);
@@ -19,16 +18,6 @@ const EDITS = Number(process.env.BENCH_EDITS ?? 3000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const INDEXES = ['tasks_labels', 'tasks_assignees', 'tasks_search'];
-
-function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 /** CPU (ms) this database's backends have used so far, by pid. */
 async function pgCpu(db) {

@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: a throwaway PostgreSQL database, the built API as a child process,
 // an operator/REST client and an autocannon runner that prints one table.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,3 +176,14 @@ export async function finish(api, db, name, drop) {
 
 /** An autocannon request for GET /v1<path>. */
 export const get = (path) => ({ method: 'GET', path: `/v1${path}` });
+
+/** CPU time (user + system, ms) a process has used so far; 0 for one that is gone. */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}

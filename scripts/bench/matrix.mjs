@@ -14,11 +14,10 @@
 // BENCH_DATABASE_URL, BENCH_NODE_ARGS.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { ADMIN_TOKEN, BENCH_SCOPES, call, databaseUrl, freePort, nodeArgs, ROOT } from './lib.mjs';
+import { ADMIN_TOKEN, BENCH_SCOPES, call, cpuMs, databaseUrl, freePort, nodeArgs, ROOT } from './lib.mjs';
 import { startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
 import { withSeededApi } from './seed.mjs';
 
@@ -43,17 +42,6 @@ async function startProcess(script, env, ready) {
     await sleep(100);
   }
   return { pid: child.pid, stop: async () => (child.kill('SIGTERM'), await exited) };
-}
-
-/** CPU time (user + system, ms) a process has used so far; 0 for one that is gone. */
-function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return 0;
-  }
 }
 
 /**
