@@ -1,14 +1,17 @@
 #!/usr/bin/env -S npx tsx
-// Lists by label, assignee and text while tasks are being edited: what the GIN indexes' pending lists cost. Every
-// change of a task is a new index entry in each of its GIN indexes (labels, assignees, search: `updated_at` is indexed,
-// so no task update is heap-only), and with PostgreSQL's default (`fastupdate` on, a 4 MB pending list) those entries
-// wait in an unsorted list that every search through the index reads in full, until a vacuum or a full list merges
-// them. The schema's settings (migration 018) against that default, on one seeded database, alternating: for each,
-// from a vacuumed table, EDITS edits through the API (PATCH priority, 10 connections), their PostgreSQL CPU a write,
-// then each list for DURATION s, its rate and PostgreSQL CPU a request, and the pending list's pages.
+// Lists by label, assignee and text while tasks are being edited, and page search while pages are: what the GIN
+// indexes' pending lists cost. Every change of a task is a new index entry in each of its GIN indexes (labels,
+// assignees, search: `updated_at` is indexed, so no task update is heap-only), every edit of a page all its lexemes
+// again, and with PostgreSQL's default (`fastupdate` on, a 4 MB pending list) those entries wait in an unsorted list
+// that every search through the index reads in full, until a vacuum or a full list merges them. The schema's settings
+// (migrations 018 and 019) against that default, on one seeded database, alternating: for each, from a vacuumed table,
+// EDITS edits through the API (PATCH priority, 10 connections) with their PostgreSQL CPU a write, then each list for
+// DURATION s, its rate and PostgreSQL CPU a request, and the pending lists' pages; then the same for PAGES pages of
+// 300 words (created once, each edited once a round, then GET /docs?q).
 //   pnpm run build && pnpm run bench:gin
-// Env: BENCH_SIZES (one size, 20000), BENCH_EDITS (3000), BENCH_DURATION (s, 4), BENCH_ROUNDS (2), BENCH_KEEP /
-// BENCH_REUSE (as the matrix; the database is tt_bench_matrix_<size>), BENCH_DATABASE_URL. Linux only (/proc).
+// Env: BENCH_SIZES (one size, 20000), BENCH_EDITS (3000; 0 skips tasks), BENCH_PAGES (400; 0 skips pages),
+// BENCH_DURATION (s, 4), BENCH_ROUNDS (2), BENCH_KEEP / BENCH_REUSE (as the matrix; the database is
+// tt_bench_matrix_<size>), BENCH_DATABASE_URL. Linux only (/proc).
 import autocannon from 'autocannon';
 import { ADMIN_TOKEN, BENCH_SCOPES, call, cpuMs } from './lib.mjs';
 import { withSeededApi } from './seed.mjs';
@@ -17,6 +20,7 @@ const SIZE = Number((process.env.BENCH_SIZES ?? '20000').split(',')[0]);
 const EDITS = Number(process.env.BENCH_EDITS ?? 3000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const PAGES = Number(process.env.BENCH_PAGES ?? 400);
 const INDEXES = ['tasks_labels', 'tasks_assignees', 'tasks_search'];
 
 /** CPU (ms) this database's backends have used so far, by pid. */
@@ -56,7 +60,7 @@ await withSeededApi(`tt_bench_matrix_${SIZE}`, SIZE, async ({ api, db, workspace
   const rows = [];
   let n = 0;
   try {
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < (EDITS > 0 ? ROUNDS : 0); round++) {
       const order = Object.entries(settings);
       for (const [mode, apply] of round % 2 ? [...order].reverse() : order) {
         await apply();
@@ -85,9 +89,62 @@ await withSeededApi(`tt_bench_matrix_${SIZE}`, SIZE, async ({ api, db, workspace
     await settings['this schema']();
     await db.raw('vacuum analyze tasks');
   }
-  console.log(`\n${SIZE} tasks: ${EDITS} edits (PATCH priority, 10 connections) from a vacuumed table, then each list for ${DURATION} s; pending pages of ${INDEXES.join(' / ')}`);
+  if (rows.length) {
+    console.log(`\n${SIZE} tasks: ${EDITS} edits (PATCH priority, 10 connections) from a vacuumed table, then each list for ${DURATION} s; pending pages of ${INDEXES.join(' / ')}`);
+    table(rows);
+  }
+  if (PAGES === 0) return;
+
+  // Pages: a page's text is hundreds of lexemes in docs_search, and every edit of it enters them all again.
+  const space = (await call(api.base, ADMIN_TOKEN, 'POST', `/admin/v1/workspaces/${workspaceId}/doc-spaces`, { name: 'GIN bench' })).data;
+  const WORDS = ['release', 'checklist', 'staging', 'deploy', 'rollback', 'incident', 'review', 'schema', 'migration', 'latency', 'budget', 'owner'];
+  const text = (i, edit) => Array.from({ length: 300 }, (_, j) => `${WORDS[(i + j) % WORDS.length]}${(i * 7 + j * 13 + edit) % 997}`).join(' ') + (i % 40 === 0 ? ' walrus' : '');
+  const pages = [];
+  for (let i = 0; i < PAGES; i++) pages.push((await call(api.base, token, 'POST', '/v1/docs', { spaceId: space.id, title: `Runbook ${i}`, text: text(i, 0) })).data.id);
+  const docSchema = (await db.raw("select reloptions from pg_class where relname = 'docs_search'")).rows[0]?.reloptions ?? null;
+  const docSettings = {
+    'PostgreSQL default': () => db.raw('alter index docs_search reset (fastupdate, gin_pending_list_limit)'),
+    'this schema': async () => {
+      await db.raw('alter index docs_search reset (fastupdate, gin_pending_list_limit)');
+      if (docSchema) await db.raw(`alter index docs_search set (${docSchema.join(', ')})`);
+    },
+  };
+  const docRows = [];
+  let edit = 0;
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = Object.entries(docSettings);
+      for (const [mode, apply] of round % 2 ? [...order].reverse() : order) {
+        await apply();
+        await db.raw('vacuum analyze docs');
+        let before = await pgCpu(db);
+        const edits = await autocannon({
+          url: api.base, connections: 10, amount: PAGES, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          requests: [{ method: 'PATCH', setupRequest: (req) => { edit++; return { ...req, path: `/v1/docs/${pages[edit % PAGES]}`, body: JSON.stringify({ text: text(edit % PAGES, edit) }) }; } }],
+        });
+        if (edits.non2xx) throw new Error(`${edits.non2xx} page edits failed`);
+        const row = { mode, 'edits/s': Math.round(edits.requests.average), 'PG ms an edit': (spent(before, await pgCpu(db)) / PAGES).toFixed(2), 'pending pages': await pending('docs_search') };
+        before = await pgCpu(db);
+        const r = await autocannon({ url: api.base, connections: 10, duration: DURATION, headers: { authorization: `Bearer ${token}` }, requests: [{ method: 'GET', path: '/v1/docs?q=walrus&limit=50' }] });
+        if (r.non2xx) throw new Error(`GET /docs?q: ${r.non2xx} failed`);
+        row['GET /docs?q=walrus'] = `${Math.round(r.requests.average)} req/s, PG ${(spent(before, await pgCpu(db)) / r.requests.total).toFixed(2)} ms`;
+        console.log(JSON.stringify(row));
+        docRows.push(row);
+      }
+    }
+  } finally {
+    await docSettings['this schema']();
+    await db('docs').where({ space_id: space.id }).delete();
+    await db('doc_spaces').where({ id: space.id }).delete();
+    await db.raw('vacuum analyze docs');
+  }
+  console.log(`\n${PAGES} pages of 300 words, each edited once (PATCH text, 10 connections) from a vacuumed table, then a search for ${DURATION} s`);
+  table(docRows);
+});
+
+function table(rows) {
   const columns = Object.keys(rows[0]).filter((c) => c !== 'round');
   console.log(`| ${columns.join(' | ')} |`);
   console.log(`|${columns.map(() => ' --- |').join('')}`);
   for (const r of rows) console.log(`| ${columns.map((c) => r[c]).join(' | ')} |`);
-});
+}

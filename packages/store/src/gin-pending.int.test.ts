@@ -3,15 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from './testing.js';
 
 /*
- * Edits must not leave a label, assignee or text search reading a long list of unmerged index entries (migration
- * 018): labels and assignees go straight into their GIN indexes, and the text's pending list stays within 64 kB.
+ * Edits must not leave a label, assignee or text search reading a long list of unmerged index entries (migrations
+ * 018 and 019): labels and assignees go straight into their GIN indexes, and the pending lists of tasks', pages' and
+ * meetings' text stay within 64 kB.
  * gin_clean_pending_list merges a GIN index's pending list and says how many pages it held.
  */
 
 let db: Knex;
 let close: () => Promise<void>;
 const TASKS = 300;
+const PAGES = 40;
 const T0 = Date.UTC(2025, 0, 1);
+const WORDS = ['release', 'checklist', 'staging', 'deploy', 'rollback', 'incident', 'review', 'schema', 'migration', 'latency'];
+/** 300 words, most of them a lexeme of their own; `edit` changes which. */
+const pageText = (i: number, edit: number) => Array.from({ length: 300 }, (_, j) => `${WORDS[(i + j) % WORDS.length]}${(i * 7 + j * 13 + edit) % 997}`).join(' ');
 
 beforeAll(async () => {
   ({ db, close } = await openTestDatabase());
@@ -27,13 +32,18 @@ beforeAll(async () => {
     description_text: `Steps to reproduce case ${i}: open the hangar, start the engine, listen`, rank: (i + 1) * 1024,
     created_at: T0, updated_at: T0,
   })));
-  for (const index of ['tasks_labels', 'tasks_assignees', 'tasks_search']) await db.raw('select gin_clean_pending_list(?::regclass)', [index]);
+  await db('doc_spaces').insert({ id: 'spc_gin', workspace_id: 'ws_gin', name: 'Runbooks', created_at: T0 });
+  await db('docs').insert(Array.from({ length: PAGES }, (_, i) => ({
+    id: `doc_gin_${i}`, workspace_id: 'ws_gin', space_id: 'spc_gin', path: `spc_gin/doc_gin_${i}`, title: `Runbook ${i}`,
+    text: pageText(i, 0), author_id: 'usr_gin_a', created_at: T0, updated_at: T0,
+  })));
+  for (const index of ['tasks_labels', 'tasks_assignees', 'tasks_search', 'docs_search']) await db.raw('select gin_clean_pending_list(?::regclass)', [index]);
 });
 afterAll(() => close());
 
 const pendingPages = async (index: string) => Number((await db.raw('select gin_clean_pending_list(?::regclass) as pages', [index])).rows[0].pages);
 
-describe('GIN indexes of tasks under edits', () => {
+describe('GIN indexes under edits', () => {
   it('leave no pending entries for labels and assignees, and at most 64 kB for the text, after every task was edited three times', async () => {
     for (let round = 1; round <= 3; round++) {
       // One statement per task, as the service edits them: each update is new entries in every index of the row.
@@ -47,11 +57,20 @@ describe('GIN indexes of tasks under edits', () => {
     expect(await pendingPages('tasks_search')).toBeLessThanOrEqual(8);
   });
 
+  it('keep the pending list of pages\' text within 64 kB while every page is edited three times', async () => {
+    for (let edit = 1; edit <= 3; edit++) {
+      for (let i = 0; i < PAGES; i++) await db('docs').where({ id: `doc_gin_${i}` }).update({ text: pageText(i, edit), updated_at: T0 + edit * 1000 + i });
+    }
+    expect(await pendingPages('docs_search')).toBeLessThanOrEqual(8);
+  });
+
   it('keeps the settings in the schema', async () => {
     const options = (await db.raw(
-      "select relname, reloptions from pg_class where relname in ('tasks_labels', 'tasks_assignees', 'tasks_search') order by relname",
+      "select relname, reloptions from pg_class where relname in ('tasks_labels', 'tasks_assignees', 'tasks_search', 'docs_search', 'meetings_search') order by relname",
     )).rows.map((r: { relname: string; reloptions: string[] | null }) => [r.relname, r.reloptions]);
     expect(options).toEqual([
+      ['docs_search', ['gin_pending_list_limit=64']],
+      ['meetings_search', ['gin_pending_list_limit=64']],
       ['tasks_assignees', ['fastupdate=off']],
       ['tasks_labels', ['fastupdate=off']],
       ['tasks_search', ['gin_pending_list_limit=64']],

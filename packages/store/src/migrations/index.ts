@@ -17,6 +17,7 @@ import * as activity from './015-activity.js';
 import * as dueCovering from './016-due-covering.js';
 import * as activeUpdated from './017-active-updated.js';
 import * as ginPending from './018-gin-pending.js';
+import * as ginPendingPages from './019-gin-pending-pages.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '016-due-covering': dueCovering,
   '017-active-updated': activeUpdated,
   '018-gin-pending': ginPending,
+  '019-gin-pending-pages': ginPendingPages,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
