@@ -28,22 +28,48 @@ async function pgCpu(db) {
   const pids = (await db.raw('select pid from pg_stat_activity where datname = current_database()')).rows.map((r) => r.pid);
   return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
 }
-const spent = (before, after) => [...after].reduce((s, [pid, ms]) => s + ms - (before.get(pid) ?? 0), 0);
+
+/** An autocannon run at 10 connections: its rate, and this database's PostgreSQL CPU (ms) a request. */
+async function timed(db, name, opts) {
+  const before = await pgCpu(db);
+  const r = await autocannon({ connections: 10, ...opts });
+  if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
+  const after = await pgCpu(db);
+  const pg = [...after].reduce((s, [pid, ms]) => s + ms - (before.get(pid) ?? 0), 0) / r.requests.total;
+  return { rps: Math.round(r.requests.average), pg };
+}
+
+/** PostgreSQL's default and this schema's options for `indexes` (as migrated, read once), each a function that sets them. */
+async function settingsOf(db, indexes) {
+  const schema = new Map();
+  for (const index of indexes) schema.set(index, (await db.raw('select reloptions from pg_class where relname = ?', [index])).rows[0]?.reloptions ?? null);
+  const reset = async () => { for (const index of indexes) await db.raw(`alter index ${index} reset (fastupdate, gin_pending_list_limit)`); };
+  return {
+    'PostgreSQL default': reset,
+    'this schema': async () => {
+      await reset();
+      for (const [index, options] of schema) if (options) await db.raw(`alter index ${index} set (${options.join(', ')})`);
+    },
+  };
+}
+
+/** ROUNDS turns of each setting, alternating (A B B A ...). */
+const turns = (settings) => Array.from({ length: ROUNDS }, (_, r) => (r % 2 ? Object.entries(settings).reverse() : Object.entries(settings))).flat();
+
+function table(rows) {
+  const columns = Object.keys(rows[0]);
+  console.log(`| ${columns.join(' | ')} |`);
+  console.log(`|${columns.map(() => ' --- |').join('')}`);
+  for (const r of rows) console.log(`| ${columns.map((c) => r[c]).join(' | ')} |`);
+}
 
 await withSeededApi(`tt_bench_matrix_${SIZE}`, SIZE, async ({ api, db, workspaceId, token }) => {
   await db.raw('create extension if not exists pgstattuple').catch(() => {});
   const pending = async (index) => (await db.raw('select pending_pages from pgstatginindex(?::regclass)', [index]).then((r) => r.rows[0].pending_pages, () => NaN));
-  const schema = new Map();
-  for (const index of INDEXES) schema.set(index, (await db.raw('select reloptions from pg_class where relname = ?', [index])).rows[0]?.reloptions ?? null);
-  const settings = {
-    'PostgreSQL default': async () => { for (const index of INDEXES) await db.raw(`alter index ${index} reset (fastupdate, gin_pending_list_limit)`); },
-    'this schema': async () => {
-      for (const [index, options] of schema) {
-        await db.raw(`alter index ${index} reset (fastupdate, gin_pending_list_limit)`);
-        if (options) await db.raw(`alter index ${index} set (${options.join(', ')})`);
-      }
-    },
-  };
+  const as = (key) => ({ url: api.base, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+  const shown = ({ rps, pg }) => `${rps} req/s, PG ${pg.toFixed(2)} ms`;
+
+  const settings = await settingsOf(db, INDEXES);
   const keys = await db('tasks').where({ workspace_id: workspaceId }).whereNull('archived_at').orderByRaw('random()').limit(2000).pluck('key');
   const load = await db.raw(
     'select u.id, (select count(*) from tasks t where t.assignee_ids @> array[u.id])::int as n from users u where u.workspace_id = ? order by n desc, u.id',
@@ -60,30 +86,18 @@ await withSeededApi(`tt_bench_matrix_${SIZE}`, SIZE, async ({ api, db, workspace
   const rows = [];
   let n = 0;
   try {
-    for (let round = 0; round < (EDITS > 0 ? ROUNDS : 0); round++) {
-      const order = Object.entries(settings);
-      for (const [mode, apply] of round % 2 ? [...order].reverse() : order) {
-        await apply();
-        await db.raw('vacuum analyze tasks');
-        // The edits: priority back and forth, so titles and the text search's matches stay as seeded.
-        let before = await pgCpu(db);
-        const edits = await autocannon({
-          url: api.base, connections: 10, amount: EDITS, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          requests: [{ method: 'PATCH', setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[n++ % keys.length]}`, body: JSON.stringify({ priority: n % 2 ? 'high' : 'low' }) }) }],
-        });
-        const editCpu = spent(before, await pgCpu(db)) / EDITS;
-        if (edits.non2xx) throw new Error(`${edits.non2xx} edits failed`);
-        const pages = Object.fromEntries(await Promise.all(INDEXES.map(async (i) => [i, await pending(i)])));
-        const row = { mode, round, 'edits/s': Math.round(edits.requests.average), 'PG ms an edit': editCpu.toFixed(2), pending: INDEXES.map((i) => pages[i]).join(' / ') };
-        for (const [name, path, as] of lists) {
-          before = await pgCpu(db);
-          const r = await autocannon({ url: api.base, connections: 10, duration: DURATION, headers: { authorization: `Bearer ${as}` }, requests: [{ method: 'GET', path }] });
-          if (r.non2xx) throw new Error(`${name}: ${r.non2xx} failed`);
-          row[name] = `${Math.round(r.requests.average)} req/s, PG ${(spent(before, await pgCpu(db)) / r.requests.total).toFixed(2)} ms`;
-        }
-        console.log(JSON.stringify(row));
-        rows.push(row);
-      }
+    for (const [mode, apply] of EDITS > 0 ? turns(settings) : []) {
+      await apply();
+      await db.raw('vacuum analyze tasks');
+      // The edits: priority back and forth, so titles and the text search's matches stay as seeded.
+      const edits = await timed(db, 'task edits', {
+        ...as(token), amount: EDITS,
+        requests: [{ method: 'PATCH', setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[n++ % keys.length]}`, body: JSON.stringify({ priority: n % 2 ? 'high' : 'low' }) }) }],
+      });
+      const row = { mode, 'edits/s': edits.rps, 'PG ms an edit': edits.pg.toFixed(2), pending: (await Promise.all(INDEXES.map(pending))).join(' / ') };
+      for (const [name, path, key] of lists) row[name] = shown(await timed(db, name, { ...as(key), duration: DURATION, requests: [{ method: 'GET', path }] }));
+      console.log(JSON.stringify(row));
+      rows.push(row);
     }
   } finally {
     await settings['this schema']();
@@ -99,38 +113,23 @@ await withSeededApi(`tt_bench_matrix_${SIZE}`, SIZE, async ({ api, db, workspace
   const space = (await call(api.base, ADMIN_TOKEN, 'POST', `/admin/v1/workspaces/${workspaceId}/doc-spaces`, { name: 'GIN bench' })).data;
   const WORDS = ['release', 'checklist', 'staging', 'deploy', 'rollback', 'incident', 'review', 'schema', 'migration', 'latency', 'budget', 'owner'];
   const text = (i, edit) => Array.from({ length: 300 }, (_, j) => `${WORDS[(i + j) % WORDS.length]}${(i * 7 + j * 13 + edit) % 997}`).join(' ') + (i % 40 === 0 ? ' walrus' : '');
-  const pages = [];
-  for (let i = 0; i < PAGES; i++) pages.push((await call(api.base, token, 'POST', '/v1/docs', { spaceId: space.id, title: `Runbook ${i}`, text: text(i, 0) })).data.id);
-  const docSchema = (await db.raw("select reloptions from pg_class where relname = 'docs_search'")).rows[0]?.reloptions ?? null;
-  const docSettings = {
-    'PostgreSQL default': () => db.raw('alter index docs_search reset (fastupdate, gin_pending_list_limit)'),
-    'this schema': async () => {
-      await db.raw('alter index docs_search reset (fastupdate, gin_pending_list_limit)');
-      if (docSchema) await db.raw(`alter index docs_search set (${docSchema.join(', ')})`);
-    },
-  };
+  const docSettings = await settingsOf(db, ['docs_search']);
   const docRows = [];
   let edit = 0;
   try {
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = Object.entries(docSettings);
-      for (const [mode, apply] of round % 2 ? [...order].reverse() : order) {
-        await apply();
-        await db.raw('vacuum analyze docs');
-        let before = await pgCpu(db);
-        const edits = await autocannon({
-          url: api.base, connections: 10, amount: PAGES, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          requests: [{ method: 'PATCH', setupRequest: (req) => { edit++; return { ...req, path: `/v1/docs/${pages[edit % PAGES]}`, body: JSON.stringify({ text: text(edit % PAGES, edit) }) }; } }],
-        });
-        if (edits.non2xx) throw new Error(`${edits.non2xx} page edits failed`);
-        const row = { mode, 'edits/s': Math.round(edits.requests.average), 'PG ms an edit': (spent(before, await pgCpu(db)) / PAGES).toFixed(2), 'pending pages': await pending('docs_search') };
-        before = await pgCpu(db);
-        const r = await autocannon({ url: api.base, connections: 10, duration: DURATION, headers: { authorization: `Bearer ${token}` }, requests: [{ method: 'GET', path: '/v1/docs?q=walrus&limit=50' }] });
-        if (r.non2xx) throw new Error(`GET /docs?q: ${r.non2xx} failed`);
-        row['GET /docs?q=walrus'] = `${Math.round(r.requests.average)} req/s, PG ${(spent(before, await pgCpu(db)) / r.requests.total).toFixed(2)} ms`;
-        console.log(JSON.stringify(row));
-        docRows.push(row);
-      }
+    const pages = [];
+    for (let i = 0; i < PAGES; i++) pages.push((await call(api.base, token, 'POST', '/v1/docs', { spaceId: space.id, title: `Runbook ${i}`, text: text(i, 0) })).data.id);
+    for (const [mode, apply] of turns(docSettings)) {
+      await apply();
+      await db.raw('vacuum analyze docs');
+      const edits = await timed(db, 'page edits', {
+        ...as(token), amount: PAGES,
+        requests: [{ method: 'PATCH', setupRequest: (req) => { edit++; return { ...req, path: `/v1/docs/${pages[edit % PAGES]}`, body: JSON.stringify({ text: text(edit % PAGES, edit) }) }; } }],
+      });
+      const row = { mode, 'edits/s': edits.rps, 'PG ms an edit': edits.pg.toFixed(2), 'pending pages': await pending('docs_search') };
+      row['GET /docs?q=walrus'] = shown(await timed(db, 'GET /docs?q', { ...as(token), duration: DURATION, requests: [{ method: 'GET', path: '/v1/docs?q=walrus&limit=50' }] }));
+      console.log(JSON.stringify(row));
+      docRows.push(row);
     }
   } finally {
     await docSettings['this schema']();
@@ -138,13 +137,6 @@ await withSeededApi(`tt_bench_matrix_${SIZE}`, SIZE, async ({ api, db, workspace
     await db('doc_spaces').where({ id: space.id }).delete();
     await db.raw('vacuum analyze docs');
   }
-  console.log(`\n${PAGES} pages of 300 words, each edited once (PATCH text, 10 connections) from a vacuumed table, then a search for ${DURATION} s`);
+  console.log(`\n${PAGES} pages of 300 words, each edited once a turn (PATCH text, 10 connections) from a vacuumed table, then a search for ${DURATION} s`);
   table(docRows);
 });
-
-function table(rows) {
-  const columns = Object.keys(rows[0]).filter((c) => c !== 'round');
-  console.log(`| ${columns.join(' | ')} |`);
-  console.log(`|${columns.map(() => ' --- |').join('')}`);
-  for (const r of rows) console.log(`| ${columns.map((c) => r[c]).join(' | ')} |`);
-}
