@@ -24,6 +24,9 @@ const entryOf = (e: { id: string; changes: FieldChange[] }, actor: ActingAs | nu
   id: e.id, via: actor ? viaOf(actor) : { channel: 'operator', keyId: null, clientName: null }, changes: e.changes,
 });
 
+/** No subscription to deliver to, known as the key was read: an event then only notes the change. */
+const quiet = (known: WebhookRecord[] | undefined): boolean => known !== undefined && known.length === 0;
+
 /**
  * task.created, task.archived, task.restored, task.deleted: the task as it is (or was, for deleted). `actor` null is
  * the operator.
@@ -37,12 +40,11 @@ export async function taskEvent(
   const entry = written ?? (await recordActivity(
     repos, deps, actor, task.workspaceId, activityTask(task), type, type === 'task.created' ? taskCreatedChanges(task) : [],
   ));
-  const base = { workspaceId: task.workspaceId, projectId: task.projectId, type };
   // Without subscriptions the event only tells watchers (recordEvent keeps nothing else): no payload is built.
-  const data = subscriptions?.length === 0
+  const data = quiet(subscriptions)
     ? { task: { id: task.id, key: task.key } }
     : { actorId: actor?.user.id ?? null, task: webhookTask(task), activity: entryOf(entry, actor) };
-  return recordEvent(repos, deps, { ...base, data }, subscriptions);
+  return recordEvent(repos, deps, { workspaceId: task.workspaceId, projectId: task.projectId, type, data }, subscriptions);
 }
 
 /**
@@ -73,9 +75,9 @@ export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 
   // With no subscription to deliver to (known as the key was read), an event only notes the change (recordEvent keeps
   // no data then): no payload is built, and the fields a webhook shows are compared only when no field of the entry
   // changed, to tell whether there is an event at all.
-  const quiet = known !== undefined && known.length === 0;
-  const payload = quiet ? undefined : webhookTask(after);
-  const { changes, previous } = quiet && fields.length ? UNCOMPARED : taskChanges(webhookTask(before), payload ?? webhookTask(after));
+  const none = quiet(known);
+  const payload = none ? undefined : webhookTask(after);
+  const { changes, previous } = none && fields.length ? UNCOMPARED : taskChanges(webhookTask(before), payload ?? webhookTask(after));
   const task = payload ?? { id: after.id, key: after.key };
   let queued = 0;
   if (changes.length || fields.length) {

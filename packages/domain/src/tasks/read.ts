@@ -1,4 +1,4 @@
-import { type CutPage, cutPage, decodeCursor, uncut, type Deps, encodeCursor, invalid, momentIn, type Page } from '../shared/index.js';
+import { type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, invalid, momentIn, type Page, uncut } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { assigneeFilter, filterUserId } from '../people/index.js';
 import { type Versioned, withoutVersion } from '../versions/index.js';

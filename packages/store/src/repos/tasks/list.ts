@@ -481,7 +481,7 @@ export async function listTasks(
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : undefined;
-  // The position after row n - 1 (1 <= n <= kept.length).
+  // The position after the n-th row, kept[n - 1] (1 <= n <= kept.length).
   const { next, after } = positionsOf(kept.length, more, (n) => {
     const r = kept[n - 1]!;
     if (f.orderBy === 'position') return position(Number(r.rank), r.id, offset + n);
