@@ -87,7 +87,7 @@ async function warmUp(base, token, request, pid, read) {
     const t = await closedLoop(base, token, request, 4);
     const per = (cpuMs(pid) - before) / Math.max(1, t.n);
     if (per > 0.97 * best) return;
-    best = Math.min(best, per);
+    best = per;
   }
 }
 

@@ -156,10 +156,10 @@ function otherCondition(f: TaskFilter): boolean {
  * than a page. Recent changes may lie anywhere in id order: spread over the ids (a sync of a busy workspace, where
  * the walk meets a page after a few hundred steps and the top-N would read and sort thousands of matches), or among
  * the newest tasks only (the walk finds nothing, and costs its steps: on a slow machine the second thousand cost
- * PostgreSQL 0.4 ms). Between the two, most often, they thin out towards the older tasks: on the matrix's fresh seed a day's
- * 4 800 changes of 19 200 tasks are 7 % of the oldest thousand and 95 % of the newest, so a walk of 1 000 met 68 of a
- * page's 101 and the top-N ran after it (5.6-5.9 ms a page, the floor's walk 3.5); a walk of 2 000 meets the page
- * (3.2-3.3 ms), where 230 or 945 changes among the newest cost 0.4 ms more than with 1 000 (2.5 and 3.0 ms).
+ * PostgreSQL 0.4 ms). Between the two, most often, they thin out towards the older tasks: on the matrix's fresh seed
+ * a day's 4 800 changes of 19 200 tasks are 7 % of the oldest thousand and 95 % of the newest, so a walk of 1 000 met
+ * 68 of a page's 101 and the top-N ran after it (5.6-5.9 ms a page, the floor's walk 3.5); a walk of 2 000 meets the
+ * page (3.2-3.3 ms), where 230 or 945 changes among the newest cost 0.4 ms more than with 1 000 (2.5 and 3.0 ms).
  */
 function walksSince(f: TaskFilter): boolean {
   return (
