@@ -27,10 +27,24 @@ function expressMessages(app: Express): ServerOptions | undefined {
   return { IncomingMessage: Request as unknown as typeof IncomingMessage, ServerResponse: Response as unknown as typeof ServerResponse };
 }
 
-/** Serves `app` on host:port (0: any free port), like `app.listen`; resolves once listening, rejects if it cannot. */
+/**
+ * How long an idle keep-alive connection stays open. Node's default, 5 s, is shorter than the idle time of the
+ * proxies in front of us (nginx's upstream keep-alive and most load balancers keep 60 s), and shorter than an agent's
+ * pause between tool calls: a client or proxy that sends on a connection the server has just closed gets a reset,
+ * and a POST is not retried (nginx answers 502; fetch throws ECONNRESET). 65 s outlasts those 60 s, so the proxy
+ * always closes first.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
+/**
+ * Serves `app` on host:port (0: any free port), like `app.listen`; resolves once listening, rejects if it cannot.
+ * Idle keep-alive connections stay open for KEEP_ALIVE_MS, and the headers' timeout is above that, as Node asks.
+ */
 export function listen(app: Express, port: number, host: string): Promise<Server> {
   const options = expressMessages(app);
   const server = options ? createServer(options, app) : createServer(app);
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
