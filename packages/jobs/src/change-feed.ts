@@ -49,6 +49,9 @@ export interface RedisChangeFeedOptions {
 /**
  * A feed over Redis pub/sub: every process publishes on `<prefix>:changes`; a process with listeners holds one
  * subscriber connection (opened with its first listener) and hands what arrives, its own publishes included, to them.
+ * The notes of the commits one turn of the event loop handles go out together, as one PUBLISH once that turn's I/O
+ * is done (a setImmediate: no timer, so no wait). A PUBLISH a commit was a write to Redis and a reply per write
+ * request; in the matrix's creates and PATCHes a PUBLISH now carries about 2 commits' notes (docs/performance.md).
  */
 export function createRedisChangeFeed(o: RedisChangeFeedOptions): ChangeFeedHandle {
   const channel = `${o.prefix}:changes`;
@@ -69,26 +72,39 @@ export function createRedisChangeFeed(o: RedisChangeFeedOptions): ChangeFeedHand
     });
     subscriber.subscribe(channel).catch((err: Error) => o.log.warn({ err: err.message }, 'change feed subscribe failed'));
   };
+  let pending: Change[] = [];
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    flushing = undefined;
+    const changes = pending;
+    pending = [];
+    if (!changes.length) return;
+    o.redis.publish(channel, JSON.stringify(changes)).then(
+      () => {
+        if (failures) o.log.info({ after: failures }, 'change feed publishing again');
+        failures = 0;
+      },
+      (err: Error) => {
+        // Logged once per outage; this process's own watchers still hear it.
+        if (failures++ === 0) o.log.warn({ err: err.message }, 'change feed publish failed; only this process hears changes until Redis is back');
+        local.publish(changes);
+      },
+    );
+  };
   return {
     publish(changes) {
       if (!changes.length) return;
-      o.redis.publish(channel, JSON.stringify(changes)).then(
-        () => {
-          if (failures) o.log.info({ after: failures }, 'change feed publishing again');
-          failures = 0;
-        },
-        (err: Error) => {
-          // Logged once per outage; this process's own watchers still hear it.
-          if (failures++ === 0) o.log.warn({ err: err.message }, 'change feed publish failed; only this process hears changes until Redis is back');
-          local.publish(changes);
-        },
-      );
+      pending.push(...changes);
+      flushing ??= setImmediate(flush);
     },
     subscribe(listener) {
       listen();
       return local.subscribe(listener);
     },
     async close() {
+      // What this turn noted still goes out: the caller closes Redis after the feed.
+      if (flushing) clearImmediate(flushing);
+      flush();
       await local.close();
       if (subscriber) {
         subscriber.disconnect();
