@@ -15,18 +15,78 @@ export interface RateLimiter {
 /** While the limiter falls back after a failed command, how often one request tries the shared budget again. */
 const RETRY_SHARED_MS = 1000;
 
+/** Where a request stands in its key's window: the points spent with it counted, and when the window resets. */
+interface Spent {
+  consumed: number;
+  msBeforeNext: number;
+}
+
+/** A limiter's answer either way: it resolves under the limit and rejects with the same figures over it. */
+const spent = (r: RateLimiterRes): Spent => ({ consumed: r.consumedPoints, msBeforeNext: r.msBeforeNext });
+async function spend(limiter: RateLimiterAbstract, key: string, points: number): Promise<Spent> {
+  try {
+    return spent(await limiter.consume(key, points));
+  } catch (e) {
+    if (e instanceof RateLimiterRes) return spent(e);
+    throw e;
+  }
+}
+
 /**
- * A fixed one-minute window per key. With Redis every API and MCP process draws on the same budget. While Redis is
- * unreachable (not connected, or a command fails) a per-process memory limiter stands in: requests keep being served
- * and limited, each process on its own budget. Entering and leaving the fallback is logged once each and shown by
- * the `tt_rate_limit_fallback` gauge; the shared budget is tried again as soon as the connection is back. A Redis
- * that stays connected but does not answer (commands fail after REDIS_COMMAND_TIMEOUT_MS) falls back the same way.
+ * Spends one point of a key's shared budget per request, in as few calls to Redis as the traffic allows: while a
+ * key's call is in flight, that key's next requests wait and go together in one call that spends one point each, and
+ * each learns its own place in the window (the call's count less the points spent after it). The budget is spent
+ * exactly as one call a request would, and a request waits at most for the call ahead of it; under a key's steady
+ * traffic (a script, an agent's parallel calls) a call carries several requests. A failed call fails each of its
+ * requests and those waiting for the next.
+ */
+function batchedByKey(shared: RateLimiterAbstract): (key: string) => Promise<Spent> {
+  type Waiter = { resolve: (s: Spent) => void; reject: (e: unknown) => void };
+  // A key is here while its call is in flight, with the requests for its next call.
+  const next = new Map<string, Waiter[]>();
+  const send = (key: string, batch: Waiter[]) => {
+    spend(shared, key, batch.length).then(
+      (s) => {
+        batch.forEach((w, i) => w.resolve({ consumed: s.consumed - (batch.length - 1 - i), msBeforeNext: s.msBeforeNext }));
+        const waiting = next.get(key)!;
+        if (!waiting.length) next.delete(key);
+        else {
+          next.set(key, []);
+          send(key, waiting);
+        }
+      },
+      (e: unknown) => {
+        // Those waiting for the next call fail with this one, rather than wait on a Redis that has just failed.
+        const waiting = next.get(key)!;
+        next.delete(key);
+        for (const w of [...batch, ...waiting]) w.reject(e);
+      },
+    );
+  };
+  return (key) =>
+    new Promise<Spent>((resolve, reject) => {
+      const waiting = next.get(key);
+      if (waiting) waiting.push({ resolve, reject });
+      else {
+        next.set(key, []);
+        send(key, [{ resolve, reject }]);
+      }
+    });
+}
+
+/**
+ * A fixed one-minute window per key. With Redis every API and MCP process draws on the same budget (the calls to it
+ * batched per key, see batchedByKey). While Redis is unreachable (not connected, or a command fails) a per-process
+ * memory limiter stands in: requests keep being served and limited, each process on its own budget. Entering and
+ * leaving the fallback is logged once each and shown by the `tt_rate_limit_fallback` gauge; the shared budget is
+ * tried again as soon as the connection is back. A Redis that stays connected but does not answer (commands fail
+ * after REDIS_COMMAND_TIMEOUT_MS) falls back the same way.
  */
 export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logger, 'warn' | 'info'>): RateLimiter {
   const opts = { points: limit, duration: 60, keyPrefix: 'tt:rl' };
   const memory = new RateLimiterMemory(opts);
   // rejectIfRedisNotReady: a disconnected client answers at once instead of queueing the command.
-  const shared: RateLimiterAbstract | undefined = redis ? new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true }) : undefined;
+  const shared = redis ? batchedByKey(new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true })) : undefined;
   let fallback = false;
   // After a failed command (a Redis that does not answer fails each after its command timeout) the shared budget is
   // tried again by one request a second at most; the others count in memory at once instead of waiting too.
@@ -38,25 +98,21 @@ export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logge
     if (on) log?.warn({ reason }, 'rate limit: Redis unreachable, falling back to a per-process limit');
     else log?.info('rate limit: Redis is back, the shared limit applies again');
   };
-  const take = async (key: string) => {
-    if (!shared || !redis) return memory.consume(key, 1);
+  const take = async (key: string): Promise<Spent> => {
+    if (!shared || !redis) return spend(memory, key, 1);
     if (redis.status !== 'ready') {
       fallBack(true, `redis ${redis.status}`);
-      return memory.consume(key, 1);
+      return spend(memory, key, 1);
     }
-    if (fallback && Date.now() < retryAt) return memory.consume(key, 1);
+    if (fallback && Date.now() < retryAt) return spend(memory, key, 1);
     retryAt = Date.now() + RETRY_SHARED_MS;
     try {
-      const r = await shared.consume(key, 1);
+      const r = await shared(key);
       fallBack(false);
       return r;
     } catch (e) {
-      if (e instanceof RateLimiterRes) {
-        fallBack(false);
-        throw e;
-      }
       fallBack(true, e instanceof Error ? e.message : String(e));
-      return memory.consume(key, 1);
+      return spend(memory, key, 1);
     }
   };
   return {
@@ -65,13 +121,10 @@ export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logge
       return fallback;
     },
     async consume(key) {
-      try {
-        const r = await take(key);
-        return { allowed: true, remaining: r.remainingPoints, resetSeconds: Math.ceil(r.msBeforeNext / 1000) };
-      } catch (e) {
-        if (e instanceof RateLimiterRes) return { allowed: false, remaining: 0, resetSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
-        throw e;
-      }
+      const { consumed, msBeforeNext } = await take(key);
+      const resetSeconds = Math.ceil(msBeforeNext / 1000);
+      if (consumed <= limit) return { allowed: true, remaining: limit - consumed, resetSeconds };
+      return { allowed: false, remaining: 0, resetSeconds: Math.max(1, resetSeconds) };
     },
   };
 }
