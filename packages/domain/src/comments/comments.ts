@@ -55,8 +55,8 @@ export async function addComment(actor: Actor, ref: string, input: CreateComment
       { field: 'comment', from: null, to: { id: created.id, replyTo: created.replyTo, text: textMarker(created.text) } },
     ]);
     await recordEvent(repos, deps, {
-      workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created',
-      data: { actorId: actor.user.id, comment: presentComment(created), task: taskRefOf(task) },
+      workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created', subject: { task },
+      data: () => ({ actorId: actor.user.id, comment: presentComment(created), task: taskRefOf(task) }),
     });
     return created;
   });

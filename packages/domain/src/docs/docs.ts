@@ -128,7 +128,10 @@ export async function createDocVersioned(actor: Actor, input: CreateDocInput, de
     const created = (await repos.docs.get(actor.workspace.id, id))!;
     await recordDocActivity(repos, deps, actor, null, created);
     // Pages belong to no project: only subscriptions to every project hear of them.
-    await recordEvent(repos, deps, { workspaceId: actor.workspace.id, projectId: null, type: 'doc.created', data: { actorId: actor.user.id, doc: presentDoc(created) } });
+    await recordEvent(repos, deps, {
+      workspaceId: actor.workspace.id, projectId: null, type: 'doc.created', subject: { doc: created },
+      data: () => ({ actorId: actor.user.id, doc: presentDoc(created) }),
+    });
     return versionedDoc(actor, created, repos);
   });
   deps.jobs.notify();
@@ -180,7 +183,10 @@ export async function updateDocVersioned(
     await repos.docs.addLog({ docId: doc.id, userId: actor.user.id, action: 'updated', changes, createdAt: now });
     const updated = (await repos.docs.get(actor.workspace.id, doc.id))!;
     await recordDocActivity(repos, deps, actor, doc, updated);
-    await recordEvent(repos, deps, { workspaceId: actor.workspace.id, projectId: null, type: 'doc.updated', data: { actorId: actor.user.id, doc: presentDoc(updated), changes } });
+    await recordEvent(repos, deps, {
+      workspaceId: actor.workspace.id, projectId: null, type: 'doc.updated', subject: { doc: updated },
+      data: () => ({ actorId: actor.user.id, doc: presentDoc(updated), changes }),
+    });
     return versionedDoc(actor, updated, repos);
   });
   deps.jobs.notify();

@@ -23,8 +23,8 @@ export async function logTime(actor: Actor, ref: string, input: LogTimeInput, de
       { field: 'timeLog', from: null, to: { id: log.id, seconds, date: log.date } },
     ]);
     await recordEvent(repos, deps, {
-      workspaceId: task.workspaceId, projectId: task.projectId, type: 'time.logged',
-      data: { actorId: actor.user.id, timeLog: presentTimeLog(log), task: taskRefOf(task) },
+      workspaceId: task.workspaceId, projectId: task.projectId, type: 'time.logged', subject: { task },
+      data: () => ({ actorId: actor.user.id, timeLog: presentTimeLog(log), task: taskRefOf(task) }),
     });
     return presentTimeLog(log);
   });
