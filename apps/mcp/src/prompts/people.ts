@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Actor, dayBounds, type Deps, hasScope, ListTasksQuery, people, type TaskSummary, tasks, time, TimeReportQuery, today } from '@tt/domain';
 import { bound } from '../answer/answer.js';
-import { taskTable, usersById } from '../answer/render.js';
+import { loginsById, taskTable } from '../answer/render.js';
 import { ARGS } from './args.js';
 import { definePrompt, forArg } from './prompt.js';
 
@@ -30,8 +30,8 @@ export const standup = definePrompt({
     const done = recent.filter((t) => t.doneAt !== null && t.doneAt >= since);
     const blocked = [...doing, ...next].filter((t) => t.labels.some((l) => /block/i.test(l)));
     const timeLines = hasScope(actor, 'time:read') ? await timeSince(actor, userId, day, deps) : ['(this key cannot read time: no time:read right)'];
-    const users = await usersById(actor.workspace.id, [...done, ...doing, ...next].flatMap((t) => t.assigneeIds), deps);
-    const table = (l: TaskSummary[]) => (l.length ? taskTable(l, users) : 'None.');
+    const logins = await loginsById(actor.workspace.id, [...done, ...doing, ...next].flatMap((t) => t.assigneeIds), deps);
+    const table = (l: TaskSummary[]) => (l.length ? taskTable(l, logins) : 'None.');
     const who = user ? `@${user.login}` : person;
     return bound([
       `Write the stand-up of ${who} since ${day}: what was done, what is next, what blocks.`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dayBounds, hasScope, ListTasksQuery, projects, tasks, time, TimeReportQuery, today } from '@tt/domain';
 import { bound } from '../answer/answer.js';
-import { taskTable, usersById } from '../answer/render.js';
+import { loginsById, taskTable } from '../answer/render.js';
 import { ARGS } from './args.js';
 import { badArg, definePrompt, forArg } from './prompt.js';
 
@@ -30,7 +30,7 @@ export const weeklyReport = definePrompt({
     ]);
     const done = changed.filter((t) => inPeriod(t.doneAt));
     const opened = changed.filter((t) => inPeriod(t.createdAt));
-    const users = await usersById(actor.workspace.id, [...done, ...opened, ...overdue].flatMap((t) => t.assigneeIds), deps);
+    const logins = await loginsById(actor.workspace.id, [...done, ...opened, ...overdue].flatMap((t) => t.assigneeIds), deps);
     const hours = hasScope(actor, 'time:read')
       ? (await time.report(actor, TimeReportQuery.parse({ from: first, to: last, projectId: p.id, groupBy: 'user' }), deps)).data.map((r) => `- ${r.user?.name ?? '?'}: ${r.hours} h`)
       : ['(this key cannot read time: no time:read right)'];
@@ -42,9 +42,9 @@ export const weeklyReport = definePrompt({
         `search_tasks (project "${p.key}") and list_activity (project, since, until) give more. Do not change anything.`,
       changed.length === 100 ? `(Only the 100 most recently changed tasks were looked at; search_tasks finds the rest.)` : '',
       '',
-      `## Finished (${done.length})`, '', done.length ? taskTable(done, users) : 'None.', '',
-      `## New (${opened.length})`, '', opened.length ? taskTable(opened, users) : 'None.', '',
-      `## Overdue and open (${overdue.length})`, '', overdue.length ? taskTable(overdue, users) : 'None.', '',
+      `## Finished (${done.length})`, '', done.length ? taskTable(done, logins) : 'None.', '',
+      `## New (${opened.length})`, '', opened.length ? taskTable(opened, logins) : 'None.', '',
+      `## Overdue and open (${overdue.length})`, '', overdue.length ? taskTable(overdue, logins) : 'None.', '',
       '## Time spent', '', ...(hours.length ? hours : ['None logged.']),
     ].join('\n'));
   },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { context, ListTasksQuery, projects, tasks } from '@tt/domain';
 import { bound } from '../answer/answer.js';
 import { fitCuts, renderTaskView } from '../answer/context-view.js';
-import { usersById, taskTable } from '../answer/render.js';
+import { loginsById, taskTable } from '../answer/render.js';
 import { ARGS } from './args.js';
 import { definePrompt, forArg } from './prompt.js';
 
@@ -54,7 +54,7 @@ export const triageProject = definePrompt({
       tasks.listTasks(actor, ListTasksQuery.parse({ projectId: p.id, category: 'todo,progress', orderBy: 'updated', limit: 100 }), deps),
     ]);
     const fresh = recent.data.filter((t) => t.createdAt >= since && t.assigneeIds.length > 0).slice(0, 50);
-    const users = await usersById(actor.workspace.id, [...unassigned.data, ...fresh].flatMap((t) => t.assigneeIds), deps);
+    const logins = await loginsById(actor.workspace.id, [...unassigned.data, ...fresh].flatMap((t) => t.assigneeIds), deps);
     const more = (shown: number, total: number) => (total > shown ? `\n(${shown} of ${total} shown; search_tasks with project "${p.key}" lists the rest.)` : '');
     return bound([
       `Triage project ${p.key}: its open tasks without an assignee, and the tasks created in the last 7 days.`,
@@ -67,11 +67,11 @@ export const triageProject = definePrompt({
       '',
       `## Unassigned (${unassigned.total})`,
       '',
-      unassigned.data.length ? taskTable(unassigned.data, users) + more(unassigned.data.length, unassigned.total) : 'None.',
+      unassigned.data.length ? taskTable(unassigned.data, logins) + more(unassigned.data.length, unassigned.total) : 'None.',
       '',
       `## Created in the last 7 days, assigned (${fresh.length})`,
       '',
-      fresh.length ? taskTable(fresh, users) : 'None.',
+      fresh.length ? taskTable(fresh, logins) : 'None.',
     ].join('\n'));
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { comments, CreateCommentInput } from '@tt/domain';
 import { done } from '../answer/answer.js';
 import { resolveTask } from '../resolve.js';
-import { usersById } from '../answer/render.js';
+import { loginsById } from '../answer/render.js';
 import { defineTool, validate } from '../tool.js';
 import { plain } from '../answer/untrusted.js';
 import { taskRef, WRITE } from './tasks-write.js';
@@ -26,7 +26,8 @@ export const addComment = defineTool({
     const input = validate(CreateCommentInput, { text: args.text, replyTo: args.replyTo });
     const task = await resolveTask(actor, args.task, deps);
     const comment = await comments.addComment(actor, task.id, input, deps);
-    const mentioned = [...(await usersById(actor.workspace.id, comment.mentionIds, deps)).values()].map((u) => u.login);
+    const logins = await loginsById(actor.workspace.id, comment.mentionIds, deps);
+    const mentioned = comment.mentionIds.flatMap((id) => logins.get(id) ?? []);
     const lines = [`Comment ${comment.id} added to ${task.key} as @${plain(actor.user.login)}${comment.replyTo ? `, in reply to ${comment.replyTo}` : ''}.`];
     if (mentioned.length) lines.push(`Mentioned (notified): ${mentioned.map((l) => `@${plain(l)}`).join(', ')}.`);
     return done(lines.join('\n'), { id: comment.id, taskId: task.id, taskKey: task.key, mentioned });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Actor, CreateTaskInput, Day, type Deps, docs, invalid, markdownToHtml, Priority, type Task, tasks, TaskType, UpdateTaskInput } from '@tt/domain';
 import { done } from '../answer/answer.js';
 import { firstBoard, resolveBoard, resolveColumn, resolveProject, resolveTask, resolveUsers } from '../resolve.js';
-import { taskCard, usersById } from '../answer/render.js';
+import { loginsById, taskCard } from '../answer/render.js';
 import { defineTool, validate } from '../tool.js';
 import { requestIdArg, withRequestId } from '../request-id.js';
 
@@ -22,8 +22,8 @@ export const TaskWritten = z.object({ id: z.string(), key: z.string(), title: z.
 const written = (t: Task) => ({ id: t.id, key: t.key, title: t.title, status: t.status.name, docIds: t.docIds });
 
 export async function card(actor: Actor, task: Task, deps: Deps, headline: string) {
-  const users = await usersById(actor.workspace.id, [...task.assigneeIds, task.reporterId], deps);
-  return done(`${headline}\n\n${taskCard(task, users)}`, written(task));
+  const logins = await loginsById(actor.workspace.id, task.assigneeIds, deps);
+  return done(`${headline}\n\n${taskCard(task, logins)}`, written(task));
 }
 
 export const createTask = withRequestId(defineTool({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Actor, ActivityEntry, Category, type Category as CategoryT, context, Day, type Deps, invalid, Priority, projects, TaskType } from '@tt/domain';
 import { answer, fitPage, Format, LIST_BUDGET, orNull } from '../answer/answer.js';
 import { resolveProject, resolveTask, resolveUser } from '../resolve.js';
-import { taskData, taskTableWithin, usersById, when } from '../answer/render.js';
+import { taskData, taskTableWithin, loginsById, when } from '../answer/render.js';
 import { type SearchPage, searchInOrder, type TaskFilters } from '../search.js';
 import { type Cuts, cutNote, fitCuts, piece, pieces, renderTaskView, taskViewData } from '../answer/context-view.js';
 import { fence, JSON_FENCE_CHARS, jsonText } from '../answer/untrusted.js';
@@ -102,11 +102,11 @@ export const searchTasks = defineTool({
     }
     // One read of the page and its assignees' names: a page cut to the budget needs no more of either.
     const page = await searchInOrder(actor, filters, runs, args.limit, args.cursor, deps);
-    const users = await usersById(actor.workspace.id, page.data.flatMap((t) => t.assigneeIds), deps);
+    const logins = await loginsById(actor.workspace.id, page.data.flatMap((t) => t.assigneeIds), deps);
     const found = (p: SearchPage, tasks: unknown[]) => ({ format: args.format, tasks, total: p.total, nextCursor: p.nextCursor, defaultedToMyOpenTasks: noFilter });
     if (args.format === 'json') {
       // As many tasks as the JSON has room for: fitPage cuts the page (a SearchPage can), reading nothing again.
-      const json = (p: SearchPage) => found(p, p.data.map((t) => taskData(t, users)));
+      const json = (p: SearchPage) => found(p, p.data.map((t) => taskData(t, logins)));
       const fitted = await fitPage(page, (p) => JSON.stringify(json(p)).length);
       const data = json(fitted);
       return answer('json', () => '', data, data);
@@ -118,7 +118,7 @@ export const searchTasks = defineTool({
     // As many rows as the budget has room for, each rendered once; the cursor goes on after the last one shown. The
     // Markdown answer's structured content is an index (ids and keys).
     const head = noFilter ? 'Your open tasks (assigned to you, in progress first, then to do):' : 'Tasks:';
-    const table = taskTableWithin(page.data, users, LIST_BUDGET - head.length);
+    const table = taskTableWithin(page.data, logins, LIST_BUDGET - head.length);
     const shown = page.cut(table.kept);
     const data = found(shown, shown.data.map((t) => ({ id: t.id, key: t.key })));
     const note = pageNote(shown.data.length, shown.total, 'task', shown.nextCursor);

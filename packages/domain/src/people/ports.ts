@@ -23,6 +23,11 @@ export interface PeopleRepos {
     getAny(id: string): Promise<UserRecord | undefined>;
     byLogins(workspaceId: string, logins: string[]): Promise<UserRecord[]>;
     byIds(workspaceId: string, ids: string[]): Promise<UserRecord[]>;
+    /**
+     * The login of each of `ids` that is a user of the workspace, deleted users too (id to login; others left out). A
+     * login never changes, so an implementation may remember what it read.
+     */
+    logins(workspaceId: string, ids: Iterable<string>): Promise<Map<string, string>>;
     list(workspaceId: string, q: string | undefined, page: PageRequest): Promise<PageResult<UserRecord>>;
     softDelete(id: string, at: number): Promise<boolean>;
   };

@@ -71,6 +71,22 @@ export function userRepo(db: Knex): Repos['users'] {
       if (!ids.length) return [];
       return (await usersByIds(db, workspaceId, ids)).map(user);
     },
+    async logins(workspaceId, ids) {
+      const found = new Map<string, string>();
+      const unknown: string[] = [];
+      for (const id of new Set(ids)) {
+        const known = knownLogins.get(id);
+        if (!known) unknown.push(id);
+        else if (known.workspaceId === workspaceId) found.set(id, known.login);
+      }
+      if (unknown.length) {
+        for (const r of await loginsByIds(db, workspaceId, unknown)) {
+          rememberLogin(r.id, workspaceId, r.login);
+          found.set(r.id, r.login);
+        }
+      }
+      return found;
+    },
     list(workspaceId, q, page) {
       const base = db('users').where({ workspace_id: workspaceId }).whereNull('deleted_at');
       if (q) {
@@ -118,6 +134,20 @@ export const LABELS_INSERT = labelsInsert();
 // Every create or update naming assignees checks them: one prepared text for any number of ids.
 const usersByIds = compiled((db, workspaceId: string, ids: string[]) =>
   db('users').select('users.*', db.raw(TEAM_IDS)).where({ workspace_id: workspaceId }).whereRaw('id = any(?)', [ids]));
+
+/**
+ * Logins read before, per process. A login never changes (no path renames a user; a deleted user keeps the row) and a
+ * user id is never reused, so what was read once stays true: a table of tasks names its assignees without a round trip.
+ * A name or a team can change, so only the login is kept. At most LOGINS_KEPT, the oldest forgotten first.
+ */
+const LOGINS_KEPT = 50_000;
+const knownLogins = new Map<string, { workspaceId: string; login: string }>();
+function rememberLogin(id: string, workspaceId: string, login: string): void {
+  if (knownLogins.size >= LOGINS_KEPT) knownLogins.delete(knownLogins.keys().next().value!);
+  knownLogins.set(id, { workspaceId, login });
+}
+const loginsByIds = compiled((db, workspaceId: string, ids: string[]) =>
+  db('users').select('id', 'login').where({ workspace_id: workspaceId }).whereRaw('id = any(?)', [ids]));
 
 export function labelRepo(db: Knex): Repos['labels'] {
   return {
