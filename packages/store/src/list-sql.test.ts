@@ -87,6 +87,21 @@ describe('listSql: one statement text per filter shape', () => {
     expect(listSql(db, { ...base(1), assigneeId: 'none' }, { limit: 10 }).sql).not.toMatch(/ as hit/);
   });
 
+  it("a person's total comes from task_assignee_counts, alone or with the layout; with labels, a type or a priority it is counted on the rows", () => {
+    const counted = (f: Partial<TaskFilter>) => {
+      const q = taskListQueries(db, { ...base(1), ...f }, { limit: 10 });
+      return q.counters && q.count.toSQL().sql.includes('"task_assignee_counts"');
+    };
+    expect([
+      counted({ assigneeId: 'usr_2' }), counted({ assigneeId: 'usr_2', category: 'progress' }),
+      counted({ assigneeId: 'usr_2', projectId: 'prj_1', archived: 'all' }), counted({ assigneeId: 'usr_2', visibleProjectIds: ['prj_1'] }),
+    ]).toEqual([true, true, true, true]);
+    expect([
+      counted({ assigneeId: 'none' }), counted({ assigneeId: 'usr_2', labels: ['a'] }), counted({ assigneeId: 'usr_2', types: ['bug'] }),
+      counted({ assigneeId: 'usr_2', priorities: ['high'] }), counted({ assigneeId: 'usr_2', q: 'x' }),
+    ]).toEqual([false, false, false, false, false]);
+  });
+
   it('a cursor of a column or keyed order, and a parent, are built per request (their values shape the text)', () => {
     const position = { ...base(1), statusId: 'col_1', orderBy: 'position' as const };
     const page = { limit: 5, after: '1024|task_1|3' };

@@ -18,6 +18,7 @@ import * as dueCovering from './016-due-covering.js';
 import * as activeUpdated from './017-active-updated.js';
 import * as ginPending from './018-gin-pending.js';
 import * as ginPendingPages from './019-gin-pending-pages.js';
+import * as assigneeCounts from './020-assignee-counts.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '017-active-updated': activeUpdated,
   '018-gin-pending': ginPending,
   '019-gin-pending-pages': ginPendingPages,
+  '020-assignee-counts': assigneeCounts,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

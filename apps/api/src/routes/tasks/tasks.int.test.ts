@@ -130,6 +130,45 @@ describe('tasks', () => {
       expect(await total('label=api&type=task')).toBe(2);
     });
 
+    it("a person's totals stay exact through creates, assignee edits, moves, archiving, deletes and closed boards (kept as counters)", async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'People', key: 'PPC', template: 'scrum' })).body.data;
+      const board = p.boards[0];
+      const doing = board.statuses.find((st: any) => st.category === 'progress');
+      const [ann, bob] = [await ws.user(), await ws.user()];
+      const mk = (assigneeIds: string[]) => h.call(ws.token, 'POST', '/tasks', { boardId: board.id, title: 'people', assigneeIds }).then((r) => r.body.data);
+      const x = await mk([ann.id, bob.id]);
+      const y = await mk([ann.id]);
+      const z = await mk([bob.id]);
+      await mk([]);
+      // Each total is checked against the rows it pages over (limit 100 holds them all), with and without the project.
+      const total = async (q: string, token = ws.token) => {
+        const r = await h.call(token, 'GET', `/tasks?projectId=${p.id}&limit=100&${q}`);
+        expect(r.status, q).toBe(200);
+        expect(r.body.total, q).toBe(r.body.data.length);
+        return r.body.total;
+      };
+      const totals = () => Promise.all([total(`assigneeId=${ann.id}`), total(`assigneeId=${bob.id}`), total(`assigneeId=${ann.id}&category=progress`)]);
+      expect(await totals()).toEqual([2, 2, 0]);
+      await h.call(ws.token, 'PATCH', `/tasks/${y.id}`, { assigneeIds: [bob.id, ann.id] });
+      await h.call(ws.token, 'PATCH', `/tasks/${z.id}`, { assigneeIds: [ann.id] });
+      expect(await totals()).toEqual([3, 2, 0]);
+      await h.call(ws.token, 'POST', `/tasks/${x.id}/move`, { statusId: doing.id });
+      expect(await totals()).toEqual([3, 2, 1]);
+      await h.op('POST', `/tasks/${x.id}/archive`);
+      expect([...(await totals()), await total(`assigneeId=${ann.id}&archived=true`), await total(`assigneeId=${bob.id}&archived=all`)]).toEqual([2, 1, 0, 1, 2]);
+      await h.op('POST', `/tasks/${x.id}/restore`);
+      await h.call(ws.token, 'DELETE', `/tasks/${y.id}`);
+      expect(await totals()).toEqual([2, 1, 1]);
+      // "My open tasks" and MCP's search count the same way: the caller's own key, a category.
+      const annKey = (await ws.key(ann.id)).token;
+      const mine = await h.call(annKey, 'GET', `/tasks?assigneeId=me&category=progress&projectId=${p.id}`);
+      expect([mine.body.total, mine.body.data.map((t: any) => t.id)]).toEqual([1, [x.id]]);
+      // A closed board the caller is not on: neither its rows nor its counts.
+      expect((await h.op('PUT', `/boards/${board.id}/access`, { memberIds: [bob.id] })).status).toBe(200);
+      expect(await total(`assigneeId=${ann.id}`, annKey)).toBe(0);
+      expect((await h.op('PUT', `/boards/${board.id}/access`, { memberIds: null })).status).toBe(200);
+    });
+
     it('every filter, combined, with exact totals and no descriptions in lists', async () => {
       const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Filter', key: 'FIL' })).body.data;
       const b = p.boards[0];

@@ -60,26 +60,30 @@ function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
 }
 
 /**
- * True when the filter names only fields a counter table is kept by: task_counts (layout, type, priority, archived)
- * or, with labels, task_label_counts (layout, labels, archived).
+ * True when the filter names only fields a counter table is kept by: task_counts (layout, type, priority, archived);
+ * with labels, task_label_counts (layout, labels, archived); with a person, task_assignee_counts (layout, assignee,
+ * archived). Labels and a person together are counted on the rows.
  */
 export function countedByCounters(f: TaskFilter): boolean {
   const labels = Boolean(f.labels?.length);
+  const person = f.assigneeId !== undefined;
   return (
     !hasExtraFilters(f) &&
-    f.assigneeId === undefined && f.reporterId === undefined && f.parentId === undefined &&
+    f.assigneeId !== 'none' && f.reporterId === undefined && f.parentId === undefined &&
     f.dueBefore === undefined && f.updatedSince === undefined && f.q === undefined &&
-    (!labels || (!f.types?.length && !f.priorities?.length))
+    !(labels && person) && (!(labels || person) || (!f.types?.length && !f.priorities?.length))
   );
 }
 
 /**
  * The exact total from the counters kept with every write: a sum over the workspace's columns (a few hundred
- * rows), whatever the number of tasks. Closed boards the user is not on are left out, as in the rows.
+ * rows; a person's, over the columns they have tasks in), whatever the number of tasks. Closed boards the user is not
+ * on are left out, as in the rows.
  */
 function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   const labels = Boolean(f.labels?.length);
-  const q = db(labels ? 'task_label_counts as tc' : 'task_counts as tc')
+  const person = f.assigneeId !== undefined;
+  const q = db(labels ? 'task_label_counts as tc' : person ? 'task_assignee_counts as tc' : 'task_counts as tc')
     .join('statuses as s', 's.id', 'tc.status_id')
     .join('boards as b', 'b.id', 's.board_id')
     .where('b.workspace_id', f.workspaceId)
@@ -93,6 +97,7 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   if (f.types?.length) q.whereIn('tc.type', f.types);
   if (f.priorities?.length) q.whereIn('tc.priority', f.priorities);
   if (labels) q.whereRaw('tc.labels @> ?::text[]', [f.labels!]);
+  if (person) q.where('tc.assignee_id', f.assigneeId!);
   if (f.archived !== 'all') q.where('tc.archived', f.archived === 'true');
   return q;
 }
@@ -108,9 +113,9 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
  * reads tasks_active alone (it holds the labels) and a match through the GIN index a row of the table; a due date's
  * walk reads a row for each step and a match is an index entry; a person's walk reads a row for each step (the
  * category, if any, from tasks_active) and a match is a row read through the GIN index, then sorted. The total is
- * exact: a label's from the counters, a due date's an index-only count on tasks_due, a person's counted through the
- * GIN index. (At 1 000 000 tasks the busiest person's page was a top-N of 40 000 matches, materialized and sorted: 0.53
- * of the floor, which walks; gated, 0.90 to 1.0.) For the active tasks the statement takes the tasks numbered in the
+ * exact: a label's and a person's from the counters, a due date's an index-only count on tasks_due. (At 1 000 000
+ * tasks the busiest person's page was a top-N of 40 000 matches, materialized and sorted: 0.53 of the floor, which
+ * walks; gated, 0.90 to 1.0.) For the active tasks the statement takes the tasks numbered in the
  * workspace's projects, a sum over a few rows. That bounds them from above (archived and deleted tasks keep their
  * numbers), so where many are archived the page leans to the top-N, the way whose cost is bounded by its matches.
  * (The active tasks summed from the counters cost PostgreSQL about 0.7 ms more a page at 20 000 tasks.) The walk's
