@@ -59,31 +59,35 @@ function filtered(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   return q;
 }
 
+type Counter = 'task_counts' | 'task_label_counts' | 'task_assignee_counts';
+
 /**
- * True when the filter names only fields a counter table is kept by: task_counts (layout, type, priority, archived);
- * with labels, task_label_counts (layout, labels, archived); with a person, task_assignee_counts (layout, assignee,
- * archived). Labels and a person together are counted on the rows.
+ * The counter table that keeps every field the filter names, if one does: task_counts (layout, type, priority,
+ * archived); with labels, task_label_counts (layout, labels, archived); with a person, task_assignee_counts (layout,
+ * assignee, archived). Labels and a person together, or either with a type or a priority, are counted on the rows.
  */
-export function countedByCounters(f: TaskFilter): boolean {
+function counterOf(f: TaskFilter): Counter | undefined {
+  if (
+    hasExtraFilters(f) || f.assigneeId === 'none' || f.reporterId !== undefined || f.parentId !== undefined ||
+    f.dueBefore !== undefined || f.updatedSince !== undefined || f.q !== undefined
+  ) return undefined;
   const labels = Boolean(f.labels?.length);
   const person = f.assigneeId !== undefined;
-  return (
-    !hasExtraFilters(f) &&
-    f.assigneeId !== 'none' && f.reporterId === undefined && f.parentId === undefined &&
-    f.dueBefore === undefined && f.updatedSince === undefined && f.q === undefined &&
-    !(labels && person) && (!(labels || person) || (!f.types?.length && !f.priorities?.length))
-  );
+  if (!labels && !person) return 'task_counts';
+  if ((labels && person) || f.types?.length || f.priorities?.length) return undefined;
+  return labels ? 'task_label_counts' : 'task_assignee_counts';
 }
+
+/** True when a counter table gives the filter's total (`counterOf`). */
+export const countedByCounters = (f: TaskFilter): boolean => counterOf(f) !== undefined;
 
 /**
  * The exact total from the counters kept with every write: a sum over the workspace's columns (a few hundred
  * rows; a person's, over the columns they have tasks in), whatever the number of tasks. Closed boards the user is not
  * on are left out, as in the rows.
  */
-function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
-  const labels = Boolean(f.labels?.length);
-  const person = f.assigneeId !== undefined;
-  const q = db(labels ? 'task_label_counts as tc' : person ? 'task_assignee_counts as tc' : 'task_counts as tc')
+function counterTotal(db: Knex, f: TaskFilter, counter: Counter): Knex.QueryBuilder {
+  const q = db(`${counter} as tc`)
     .join('statuses as s', 's.id', 'tc.status_id')
     .join('boards as b', 'b.id', 's.board_id')
     .where('b.workspace_id', f.workspaceId)
@@ -96,8 +100,8 @@ function counterTotal(db: Knex, f: TaskFilter): Knex.QueryBuilder {
   if (f.category) q.where('s.category', f.category);
   if (f.types?.length) q.whereIn('tc.type', f.types);
   if (f.priorities?.length) q.whereIn('tc.priority', f.priorities);
-  if (labels) q.whereRaw('tc.labels @> ?::text[]', [f.labels!]);
-  if (person) q.where('tc.assignee_id', f.assigneeId!);
+  if (counter === 'task_label_counts') q.whereRaw('tc.labels @> ?::text[]', [f.labels!]);
+  if (counter === 'task_assignee_counts') q.where('tc.assignee_id', f.assigneeId!);
   if (f.archived !== 'all') q.where('tc.archived', f.archived === 'true');
   return q;
 }
@@ -218,7 +222,8 @@ export function taskListQueries(
   let offset = 0;
   const order = f.orderBy === 'position' ? ['rank', 'id'] : ['id'];
   const keyed = isKeyedOrder(f.orderBy) ? f.orderBy : null;
-  const counters = countedByCounters(f);
+  const counter = counterOf(f);
+  const counters = counter !== undefined;
   // In creation order, three kinds of filter take the page's ids first and then its rows by primary key:
   // - a text search or an updatedSince counts its whole match set for the total anyway (no counters keep either).
   //   The set is read once, into `matches` (for updatedSince an index-only scan of its covering index): the total
@@ -301,7 +306,7 @@ export function taskListQueries(
   // A walk for updatedSince counts on the index when it made the page, else on the match set its top-N reads anyway:
   // PostgreSQL runs only the subquery of the branch taken.
   const count = counters
-    ? counterTotal(db, f)
+    ? counterTotal(db, f, counter)
     : sinceWalk
       ? db.select(db.raw(`case when ${walkFull} then (?) else (select count(*) from matches) end as total`, [
           page.limit + 1, base.clone().select(db.raw('count(*)')) as unknown as Knex.Value,
