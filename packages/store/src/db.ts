@@ -24,8 +24,10 @@ export function plainTextArray(v: string): string[] | undefined {
   const items = v.slice(1, -1).split(',');
   return items.includes('NULL') ? undefined : items;
 }
-const anyTextArray = pg.types.getTypeParser(1009);
-pg.types.setTypeParser(1009, (v: string) => plainTextArray(v) ?? anyTextArray(v));
+/** text[]'s type oid (pg's typings list only scalar types). */
+export const TEXT_ARRAY = 1009 as Parameters<typeof pg.types.getTypeParser>[0];
+const anyTextArray = pg.types.getTypeParser(TEXT_ARRAY);
+pg.types.setTypeParser(TEXT_ARRAY, (v: string) => plainTextArray(v) ?? anyTextArray(v));
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; when absent, embedded PGlite is used. */

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { plainTextArray } from './db.js';
+import { plainTextArray, TEXT_ARRAY } from './db.js';
 
 // The text[] parser the store installs: plain arrays split at their commas, anything else to pg's general parser.
-const parse = pg.types.getTypeParser(1009) as (v: string) => unknown;
+const parse = pg.types.getTypeParser(TEXT_ARRAY) as (v: string) => unknown;
 
 describe('text[] from PostgreSQL', () => {
   it('splits a plain array at its commas', () => {
