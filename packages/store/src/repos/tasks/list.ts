@@ -299,18 +299,15 @@ export function taskListQueries(
         rows.whereRaw('(tasks.rank, tasks.id) > (?, ?)', [Number(rank), id]);
       }
     } else if (page.after !== undefined) rows.where('tasks.id', '>', page.after);
-  }
-  rows.join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
-  // Rows taken by their ids (the three branches above) are the page already, at most limit + 1 of them, and the page
-  // statement orders them. Ordering them here too asked the planner for rows in id order, and its generic plan, which
-  // expects 10 ids, kept that order by joining each row to every column of the workspace (a nested loop over the
-  // whole statuses table: 5 000 comparisons for a page of 101 at 110 columns, half of the rows' cost); unordered, it
-  // joins each row's column by its primary key.
-  const byIds = Boolean(sinceWalk || gated || idsFirst);
-  if (!byIds) {
+    // Only these rows are ordered and cut here. Rows taken by their ids (the branches above) are the page already, at
+    // most limit + 1 of them, and the page statement orders them. Ordering them here too asked the planner for rows
+    // in id order, and its generic plan, which expects 10 ids, kept that order by joining each row to every column of
+    // the workspace (a nested loop over the whole statuses table: 5 000 comparisons for a page of 101 at 110 columns,
+    // half of the rows' cost); unordered, it joins each row's column by its primary key.
     if (!keyed) rows.orderBy(order.map((c) => ({ column: `tasks.${c}` })));
     rows.limit(page.limit + 1);
   }
+  rows.join('statuses', 'statuses.id', 'tasks.status_id').select(SUMMARY_SELECT);
   // A gated page counts on the index (`matches` is read only by its top-N).
   // A walk for updatedSince counts on the index when it made the page, else on the match set its top-N reads anyway:
   // PostgreSQL runs only the subquery of the branch taken.
