@@ -19,6 +19,7 @@ import * as activeUpdated from './017-active-updated.js';
 import * as ginPending from './018-gin-pending.js';
 import * as ginPendingPages from './019-gin-pending-pages.js';
 import * as assigneeCounts from './020-assignee-counts.js';
+import * as activeDue from './021-active-due.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '018-gin-pending': ginPending,
   '019-gin-pending-pages': ginPendingPages,
   '020-assignee-counts': assigneeCounts,
+  '021-active-due': activeDue,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

@@ -115,7 +115,7 @@ function counterTotal(db: Knex, f: TaskFilter, counter: Counter): Knex.QueryBuil
  *   a read and a sort place for each match.
  * So the walk is taken when total × total × `GATES[gate].match` ≥ active × page × `GATES[gate].step`: a label's walk
  * reads tasks_active alone (it holds the labels) and a match through the GIN index a row of the table; a due date's
- * walk reads a row for each step and a match is an index entry; a person's walk reads a row for each step (the
+ * walk reads tasks_active alone too (it holds the due date) and a match is an entry of tasks_due; a person's walk reads a row for each step (the
  * category, if any, from tasks_active) and a match is a row read through the GIN index, then sorted. The total is
  * exact: a label's and a person's from the counters, a due date's an index-only count on tasks_due. (At 1 000 000
  * tasks the busiest person's page was a top-N of 40 000 matches, materialized and sorted: 0.53 of the floor, which
@@ -179,10 +179,11 @@ const SINCE_WALK = 2000;
 
 /**
  * The relative cost of a match read for the top-N and of a step of the walk, measured at 20 000 tasks; a person's
- * (a row of the table either way) set equal, and checked by the matrix at 1 000 000.
+ * (a row of the table either way) and a due date's (an index entry either way, since tasks_active holds the due date)
+ * set equal, and checked by the matrix at 1 000 000.
  */
 const GATES: Record<Gate, { match: number; step: number }> = {
-  labels: { match: 10, step: 1 }, dueBefore: { match: 1, step: 3 }, assignee: { match: 1, step: 1 },
+  labels: { match: 10, step: 1 }, dueBefore: { match: 1, step: 1 }, assignee: { match: 1, step: 1 },
 };
 
 /** How many times its expected length a gated walk may step before the page is taken from the top-N instead. */
