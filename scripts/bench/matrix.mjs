@@ -2,7 +2,7 @@
 // The whole matrix against the floor (scripts/bench/floor-server.mjs), in one run per size: GET /v1/tasks/{key},
 // GET /v1/tasks with every filter and order the spec offers, MCP search_tasks (the mcp process against the floor's
 // list of the same filter), POST /v1/tasks and PATCH /v1/tasks/{key}, each scenario
-// alternating API, floor, API, floor, with the worker on (PostgreSQL + Redis) draining what both sides queue. Prints
+// alternating API, floor, floor, API, with the worker on (PostgreSQL + Redis) draining what both sides queue. Prints
 // req/s, p50/p99 and the ratio API / floor per row, and the CPU each request cost (the server's Node process and the
 // worker, and this database's PostgreSQL backends) with its ratio floor / API, which the machine's other load moves
 // far less than throughput. A report, not a test: it fails only when requests fail.
@@ -10,6 +10,7 @@
 //   BENCH_SIZES=20000,100000,1000000 BENCH_KEEP=1 pnpm run bench:matrix # the figures of docs/performance.md
 // Env: BENCH_SIZES (comma list, 20000), BENCH_ROUNDS (2), BENCH_DURATION (s per turn, 5), BENCH_WARMUP (s, 3),
 // BENCH_SETTLE (s, 40: the longest a read's warm-up goes on while the server's CPU per request still falls; 0 = none),
+// BENCH_WRITE_SETTLE (s, 20 or BENCH_SETTLE if less: the same for a write),
 // BENCH_CONNECTIONS (10), BENCH_ONLY (a regular expression naming the scenarios), BENCH_KEEP=1 / BENCH_REUSE=1 (keep or
 // reuse the seeded database of each size, tt_bench_matrix_<size>), BENCH_REDIS_URL (redis://127.0.0.1:6379),
 // BENCH_DATABASE_URL, BENCH_NODE_ARGS.
@@ -27,6 +28,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const SETTLE = Number(process.env.BENCH_SETTLE ?? 40);
+const WRITE_SETTLE = Number(process.env.BENCH_WRITE_SETTLE ?? Math.min(SETTLE, 20));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const WRITE_TITLE = 'Matrix write';
@@ -76,13 +78,15 @@ async function closedLoop(base, token, request, duration) {
  * request costs that process still falls (a window more than 3 % under the best before it), SETTLE seconds at most. A
  * long-running server is warm: V8 optimizes a request's code only after thousands of calls, and the mcp process,
  * which serves one scenario only, took 20-30 s at 150 calls a second to settle (9.7 ms of Node per call at first,
- * 4.5-5.2 once warm; the floor's simpler code settles within the fixed warm-up). Writes get the fixed warm-up only:
- * every request adds a task.
+ * 4.5-5.2 once warm; the floor's simpler code settles within the fixed warm-up). A write settles the same way, for
+ * WRITE_SETTLE seconds at most, since every request adds a task: the API's create path (validation, the domain's
+ * checks, the activity entry, the outbox, the change feed) took 15-20 s at 250 creates a second to settle, 2.0-2.7 ms
+ * of Node a create in the first 5 s and 1.2-1.4 after 20, while the floor's settled in its first seconds.
  */
 async function warmUp(base, token, request, pid, read) {
   await closedLoop(base, token, request, WARMUP);
   let best = Infinity;
-  for (let spent = 0; read && spent < SETTLE; spent += 4) {
+  for (let spent = 0; spent < (read ? SETTLE : WRITE_SETTLE); spent += 4) {
     const before = cpuMs(pid);
     const t = await closedLoop(base, token, request, 4);
     const per = (cpuMs(pid) - before) / Math.max(1, t.n);
@@ -204,7 +208,8 @@ async function run(size) {
         if (ONLY && !ONLY.test(name)) continue;
         const turns = { api: [], floor: [] };
         for (let round = 0; round < ROUNDS; round++) {
-          for (const side of ['api', 'floor']) {
+          // API, floor, floor, API, ...: a machine whose speed drifts during a scenario favours neither side.
+          for (const side of round % 2 ? ['floor', 'api'] : ['api', 'floor']) {
             if (round === 0 && WARMUP > 0) {
               await warmUp(baseOf(request, side), token, requestOf(request, side), pidOf(request, side), isRead(request));
               await drained();
