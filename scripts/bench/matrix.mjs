@@ -11,7 +11,7 @@
 // Env: BENCH_SIZES (comma list, 20000), BENCH_ROUNDS (2), BENCH_DURATION (s per turn, 5), BENCH_WARMUP (s, 3),
 // BENCH_SETTLE (s, 40: the longest a read's warm-up goes on while the server's CPU per request still falls; 0 = none),
 // BENCH_WRITE_SETTLE (s, 20 or BENCH_SETTLE if less: the same for a write),
-// BENCH_CONNECTIONS (10), BENCH_ONLY (a regular expression naming the scenarios), BENCH_KEEP=1 / BENCH_REUSE=1 (keep or
+// BENCH_CONNECTIONS (10), BENCH_ONLY (a regular expression naming the scenarios), BENCH_VERBOSE=1 (each turn's figures), BENCH_KEEP=1 / BENCH_REUSE=1 (keep or
 // reuse the seeded database of each size, tt_bench_matrix_<size>), BENCH_REDIS_URL (redis://127.0.0.1:6379),
 // BENCH_DATABASE_URL, BENCH_NODE_ARGS.
 import { spawn } from 'node:child_process';
@@ -31,6 +31,7 @@ const SETTLE = Number(process.env.BENCH_SETTLE ?? 40);
 const WRITE_SETTLE = Number(process.env.BENCH_WRITE_SETTLE ?? Math.min(SETTLE, 20));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+const VERBOSE = Boolean(process.env.BENCH_VERBOSE);
 const WRITE_TITLE = 'Matrix write';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -227,6 +228,7 @@ async function run(size) {
             const after = await dbWork(db);
             for (const k of ['commits', 'writes', 'syncs']) t[k] = (after[k] - before[k]) / Math.max(1, t.n);
             turns[side].push(t);
+            if (VERBOSE) console.log(`    ${name} round ${round + 1} ${side}: ${Math.round(t.rps)} req/s, CPU ms Node ${t.nodeMs.toFixed(2)} (worker ${t.workerMs.toFixed(2)}) + PostgreSQL ${t.pgMs.toFixed(2)}`);
           }
         }
         const mean = (xs) => Math.round(xs.reduce((s, x) => s + x.rps, 0) / xs.length);
