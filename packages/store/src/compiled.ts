@@ -124,8 +124,8 @@ function positionedSql(client: PgClient, sql: string): string {
  * deadline, as any), the statement, the connection back. A raw query built per call cost about 50 µs of this
  * process's CPU a statement (its runner, its SQL compiled and numbered again, debug formatting of the text), against
  * the database's 100 to 300 for the hot reads (docs/performance.md). Knex's events are kept ('query' before,
- * 'query-response' or 'query-error' after, with the statement's text in the error's message, as Knex puts it there),
- * so the outage watch and whatever counts statements see these as any other.
+ * 'query-response' or 'query-error' after) and an error's message starts with the statement's text as Knex's does
+ * (without the values Knex writes into it), so the outage watch and whatever counts statements see these as any other.
  */
 async function runDirect(client: PgClient, sql: string, values: readonly unknown[], options: QueryObject['options']): Promise<Row[]> {
   const obj: QueryObject = { method: 'raw', sql: positionedSql(client, sql), bindings: values, options };
