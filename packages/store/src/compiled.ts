@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { usesPreparedStatements } from './db.js';
+import { isPglite, usesPreparedStatements } from './db.js';
 
 type Row = Record<string, any>;
 
@@ -105,7 +105,7 @@ interface QueryObject {
  * statement on PGlite, go through Knex as any query.
  */
 const direct = (db: Knex, values: readonly unknown[]): boolean =>
-  db.client.config.client === 'pg' && !(db as { isTransaction?: boolean }).isTransaction && !values.includes(undefined);
+  !isPglite(db) && !(db as { isTransaction?: boolean }).isTransaction && !values.includes(undefined);
 
 /** SQL texts with their `?` placeholders numbered as PostgreSQL wants them ($1, $2, ...), at most POSITIONED_MAX. */
 const positioned = new Map<string, string>();
