@@ -114,7 +114,7 @@ describe('prepared', () => {
       expect(s.filter((x) => /from "webhooks"/.test(x.sql)), show(s)).toHaveLength(0);
     });
 
-    it('POST /tasks on a board: the key, the placement and the insert, all named', async () => {
+    it('POST /tasks on a board: the key, the placement and the insert, all named; then the key and the checked insert', async () => {
       const body = { title: 'named', boardId: project.boards[0].id, assigneeIds: [ws.adminUser.id], labels: ['a'] };
       const s = await sent(h.runtime.db, () => h.call(ws.token, 'POST', '/tasks', body));
       for (const part of [/from "api_keys"/, /from "boards"/, /insert into tasks/]) {
@@ -122,6 +122,12 @@ describe('prepared', () => {
         expect(x, `${part}\n${show(s)}`).toBeDefined();
         expect(Boolean(x!.name), `${part}\n${show(s)}`).toBe(prepared);
       }
+      // The process keeps the placement it read: the next create on the board is the key and an insert that checks it.
+      const again = await sent(h.runtime.db, () => h.call(ws.token, 'POST', '/tasks', { ...body, title: 'named again' }));
+      expect(again, show(again)).toHaveLength(2);
+      expect(again[0]!.sql, show(again)).toMatch(/from "api_keys"/);
+      expect(again[1]!.sql, show(again)).toMatch(/^with held as .*insert into tasks/s);
+      for (const x of again) expect(Boolean(x.name), show(again)).toBe(prepared);
     });
   });
 });
@@ -205,7 +211,7 @@ describe('round-trips', () => {
       expect(byLogin.length).toBeLessThanOrEqual(4);
     });
 
-    it('POST /tasks is three statements and no transaction; with a parent, the counter is taken last before the commit', async () => {
+    it('POST /tasks is three statements and no transaction, two once the board is known; with a parent, the counter is taken last before the commit', async () => {
       const first = (await h.call(ws.token, 'POST', '/tasks', { title: 'first', projectId: project.id })).body.data;
       await h.runtime.jobs.drain();
       // Assigned to its author (no notification) on a board without rules (no automation job): no worker statements follow.
@@ -226,6 +232,16 @@ describe('round-trips', () => {
       expect(res.body.data.position).toBe(first.position + 1);
       expect(res.headers.get('etag')).toMatch(/^"/);
       expect(res.headers.get('etag')).toBe(got.headers.get('etag'));
+
+      // The board as the last create read it is kept: the key, then the insert that checks it held and writes.
+      const third = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', '/tasks', { title: 'third', boardId: first.boardId, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
+      });
+      expect(res.status).toBe(201);
+      const checked = third.findIndex((q) => /update projects set task_seq/.test(q));
+      expect(third.slice(0, checked + 1), third.join('\n')).toHaveLength(2);
+      expect(third[checked], third.join('\n')).toMatch(/^with held as/);
+      expect(res.body.data.position).toBe(first.position + 2);
 
       // A subtask also changes its parent's version: one transaction, the counter taken last, right before the commit.
       const child = await queriesOf(h.runtime.db, async () => {

@@ -30,6 +30,18 @@ export interface BoardRecord {
   statuses: StatusRecord[];
 }
 
+/**
+ * What a placement served from memory said, in the store's terms: the board it was of, a digest of what was read
+ * with it (the board, its columns, its project's key, whether it has task_created rules) and the people taken for
+ * live. The domain only hands it on to `tasks.append`.
+ */
+export interface PlacementCheck {
+  readonly workspaceId: string;
+  readonly boardId: string;
+  readonly stamp: string;
+  readonly userIds: readonly string[];
+}
+
 /** Repositories of projects. */
 export interface ProjectRepos {
   projects: {
@@ -48,12 +60,17 @@ export interface ProjectRepos {
      * Where a task created on a board goes, in one query: the board with its columns, its project, whether the board
      * has task_created automation rules at all (none: creating a task there needs no automation job), and which of
      * `userIds` are live people of the workspace (the assignees to check).
+     *
+     * `kept`: the board as this process last read it may answer, with no query, outside a transaction. Such an answer
+     * takes every one of `userIds` for live and carries `check`: passed to `tasks.append`, the insert writes only if
+     * all it said still holds, so a create planned on it either commits on what is true or writes nothing.
      */
     placement(
       workspaceId: string,
       id: string,
       userIds: string[],
-    ): Promise<{ board: BoardRecord; project: ProjectRecord; createRules: boolean; liveUserIds: string[] } | undefined>;
+      kept?: boolean,
+    ): Promise<{ board: BoardRecord; project: ProjectRecord; createRules: boolean; liveUserIds: string[]; check?: PlacementCheck } | undefined>;
     list(
       workspaceId: string,
       filter: { projectId?: string | undefined; onlyProjectIds: string[] | null; userId: string },

@@ -1,8 +1,8 @@
 import {
-  activityEntry, type Deps, invalid, job, missingRef, type OutboxJob, rejected, type Repos, richText,
+  activityEntry, type Deps, DomainError, invalid, job, missingRef, type OutboxJob, rejected, type Repos, richText,
 } from '../shared/index.js';
 import { type Actor, canSeeBoard, canSeeProject, requireScope } from '../keys/index.js';
-import type { BoardRecord, ProjectRecord } from '../projects/index.js';
+import type { BoardRecord, PlacementCheck, ProjectRecord } from '../projects/index.js';
 import { type Versioned, withoutVersion } from '../versions/index.js';
 import type { WebhookRecord } from '../webhooks/index.js';
 import { checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor } from './checks.js';
@@ -18,11 +18,34 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
   // The checks read first, outside any transaction: under read committed each statement sees what is committed as it
   // starts, inside a transaction or not, and nothing here locks. The common create is then one insert that commits
   // alone; a parent's version or a webhook event make it a transaction.
+  //
+  // A create that will commit alone (no parent, no webhook subscription in the workspace) is first planned on the board
+  // as this process last read it: the insert checks that what the plan used still holds and writes nothing if not.
+  // A miss, a changed board or a check that failed on what memory said is planned again on a fresh read, as before.
+  // (A refusal, a DomainError, is not trusted from memory either: the fresh plan gives the answer.)
+  if (input.parentId === undefined && actor.webhooks === false) {
+    const kept = await planTask(actor, input, deps.store, deps, true).catch((err: unknown) => {
+      if (err instanceof DomainError) return undefined;
+      throw err;
+    });
+    const result = kept && (await writeTask(actor, kept, deps.store, deps));
+    if (kept && result) return done(kept, result, deps);
+  }
   const plan = await planTask(actor, input, deps.store, deps);
   const alone = plan.parentId === null && plan.subscriptions.length === 0;
   const result = alone ? await writeTask(actor, plan, deps.store, deps) : await deps.store.transaction((repos) => writeTask(actor, plan, repos, deps));
-  // Jobs of its own (notifications, automations) or webhook deliveries: else the relay has nothing to take.
+  return done(plan, written(result), deps);
+}
+
+/** The relay is told when a create queued jobs of its own (notifications, automations) or webhook deliveries. */
+function done(plan: TaskPlan, result: Versioned<Task>, deps: Deps): Versioned<Task> {
   if (plan.jobs.length || plan.subscriptions.length) deps.jobs.notify();
+  return result;
+}
+
+/** A write planned on a fresh read always writes: only a kept placement's check can stop it. */
+function written<T>(result: T | undefined): T {
+  if (result === undefined) throw new Error('a task planned on a fresh read was not written');
   return result;
 }
 
@@ -30,16 +53,18 @@ export const createTask = withoutVersion(createTaskVersioned);
 /**
  * Where a new task goes: `boardId`, else the first board of `projectId` open to the user; with its project, whether
  * the board has task_created rules (undefined: not known, so the automation job is queued anyway) and, read along,
- * which of `userIds` are live people (undefined: not read).
+ * which of `userIds` are live people (undefined: not read). `kept`: the board may come from memory, with the check the
+ * insert makes of it (a create by project reads as before).
  */
 async function placeOf(
   actor: Actor,
   input: CreateTaskInput,
   userIds: string[],
   repos: Repos,
-): Promise<{ board: BoardRecord; project: ProjectRecord; createRules?: boolean; liveUserIds?: string[] }> {
+  kept: boolean,
+): Promise<{ board: BoardRecord; project: ProjectRecord; createRules?: boolean; liveUserIds?: string[]; check?: PlacementCheck }> {
   if (input.boardId !== undefined) {
-    const place = await repos.boards.placement(actor.workspace.id, input.boardId, userIds);
+    const place = await repos.boards.placement(actor.workspace.id, input.boardId, userIds, kept);
     if (!place || !canSeeBoard(actor, place.board)) throw missingRef('boardId', `board ${input.boardId}`);
     if (input.projectId !== undefined && input.projectId !== place.board.projectId) {
       throw invalid('projectId', `board ${place.board.id} is not in project ${input.projectId}`);
@@ -56,7 +81,7 @@ async function placeOf(
 
 /** Creates a task inside the caller's transaction, so a task made from a meeting agreement commits with the agreement. */
 export async function createTaskIn(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<Task> {
-  return (await writeTask(actor, await planTask(actor, input, repos, deps), repos, deps)).data;
+  return written(await writeTask(actor, await planTask(actor, input, repos, deps), repos, deps)).data;
 }
 
 /** A checked task create: the row to insert and what goes with it. */
@@ -68,14 +93,16 @@ interface TaskPlan {
   parentId: string | null;
   subscriptions: WebhookRecord[];
   statusName: string;
+  /** The placement's check when it came from memory: the insert writes only if it holds. */
+  check?: PlacementCheck | undefined;
 }
 
 /** Reads and checks everything a create needs, writing nothing; the task's id is chosen here. */
-async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps): Promise<TaskPlan> {
+async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps: Deps, kept = false): Promise<TaskPlan> {
   requireScope(actor, 'tasks:write');
   let assigneeIds = dedupe(input.assigneeIds ?? []);
   if (input.assigneeId !== undefined && !assigneeIds.includes(input.assigneeId)) assigneeIds = [input.assigneeId, ...assigneeIds];
-  const { board, project, createRules, liveUserIds } = await placeOf(actor, input, assigneeIds, repos);
+  const { board, project, createRules, liveUserIds, check } = await placeOf(actor, input, assigneeIds, repos, kept);
   const status = await columnOf(actor, board, input.statusId, repos);
   await checkUsers(actor, assigneeIds, 'assigneeIds', repos, liveUserIds);
   const assigneeId = input.assigneeId ?? assigneeIds[0] ?? null;
@@ -103,7 +130,7 @@ async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps
     checklist: checklistItems(input.checklist ?? [], deps), archivedAt: null,
     doneAt: doneAtFor(status.category, null, now), createdAt: now, updatedAt: now,
   };
-  return { task, projectKey: project.key, labels, jobs, parentId, subscriptions, statusName: status.name };
+  return { task, projectKey: project.key, labels, jobs, parentId, subscriptions, statusName: status.name, check };
 }
 
 /**
@@ -111,13 +138,15 @@ async function planTask(actor: Actor, input: CreateTaskInput, repos: Repos, deps
  * the project's number counter stays locked only until the commit. A new task has no subtasks, attachments, time
  * logs or linked pages, so its full form needs no read back.
  */
-async function writeTask(actor: Actor, plan: TaskPlan, repos: Repos, deps: Deps): Promise<Versioned<Task>> {
+async function writeTask(actor: Actor, plan: TaskPlan, repos: Repos, deps: Deps): Promise<Versioned<Task> | undefined> {
   if (plan.parentId !== null) await repos.versions.bump('task', [plan.parentId]); // its subtaskIds changed
   // The entry goes in with the insert (its key filled in there), so the common create stays one self-committing statement.
   const t = plan.task;
   const subject = { task: { id: t.id, key: '', projectId: t.projectId, boardId: t.boardId } };
   const activity = activityEntry(deps, actor, t.workspaceId, subject, 'task.created', taskCreatedChanges({ ...t, statusName: plan.statusName }));
-  const { task, position } = await repos.tasks.append(t, plan.projectKey, { labels: plan.labels, jobs: plan.jobs, activity });
+  const appended = await repos.tasks.append(t, plan.projectKey, { labels: plan.labels, jobs: plan.jobs, activity, check: plan.check });
+  if (!appended) return undefined; // the kept placement no longer holds: nothing was written
+  const { task, position } = appended;
   await taskEvent(repos, deps, 'task.created', actor, task, plan.subscriptions, { ...activity, taskKey: task.key });
   return { data: presentTask(task, { subtaskIds: [], attachments: [], timeLogs: [], docIds: [], position }), version: task.version };
 }

@@ -1,5 +1,5 @@
 import type { ActivityRecord, CutPageResult, OutboxJob, PageRequest } from '../shared/index.js';
-import type { Category } from '../projects/index.js';
+import type { Category, PlacementCheck } from '../projects/index.js';
 import type { Priority, TaskType } from './schema.js';
 
 export interface ChecklistRecord {
@@ -137,8 +137,13 @@ export interface TaskRepos {
     /**
      * Inserts a task with its labels, outbox jobs and its `task.created` activity entry in one statement (the entry's
      * `taskKey` is the key the insert numbers), so the entry commits with the task even when the insert commits alone.
+     * With `check` (a kept placement's), it writes nothing and answers undefined when the placement no longer holds.
      */
-    append(task: TaskInsert, projectKey: string, also: { labels: string[]; jobs: OutboxJob[]; activity: ActivityRecord }): Promise<{ task: TaskRecord; position: number }>;
+    append(
+      task: TaskInsert,
+      projectKey: string,
+      also: { labels: string[]; jobs: OutboxJob[]; activity: ActivityRecord; check?: PlacementCheck | undefined },
+    ): Promise<{ task: TaskRecord; position: number } | undefined>;
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;
     /** A task by id or key with its board's members, in one query. */

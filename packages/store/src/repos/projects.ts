@@ -47,11 +47,22 @@ const visibleTo = (q: Knex.QueryBuilder, userId: string) =>
 // Read on every task create and move: compiled (and prepared on PostgreSQL).
 const projectById = compiled((db, workspaceId: string, id: string) => db('projects').where({ workspace_id: workspaceId, id }).first());
 const boardById = compiled((db, id: string) => db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id }).first());
+/**
+ * A digest of all a placement says of board `b` and project `p` (aliases): the board's row, its columns in order, its
+ * project's key and name, and whether it has task_created rules. The same expression is read with a placement and
+ * checked in the insert of a create planned on it, so any change to those between the two shows.
+ */
+export const placementStamp = (b: string, p: string): string => `md5(json_build_array(${b}.workspace_id, ${b}.project_id, ${b}.name,
+  ${b}.description, ${b}.member_ids, ${p}.key, ${p}.name,
+  (select json_agg(json_build_array(s.id, s.name, s.category, s.position) order by s.position, s.id) from statuses s where s.board_id = ${b}.id),
+  exists (select 1 from automations a where a.board_id = ${b}.id and a."trigger" = 'task_created'))::text)`;
+
 const placementOf = compiled((db, workspaceId: string, id: string, userIds: string[]) =>
   db('boards')
     .join('projects', 'projects.id', 'boards.project_id')
     .select('boards.*', db.raw(STATUS_LIST), ...PROJECT.selectAs('p_'))
     .select(db.raw(`exists (select 1 from automations a where a.board_id = boards.id and a."trigger" = 'task_created') as create_rules`))
+    .select(db.raw(`${placementStamp('boards', 'projects')} as stamp`))
     .select(db.raw(
       'array(select u.id from users u where u.workspace_id = boards.workspace_id and u.id = any(?) and u.deleted_at is null) as live_user_ids',
       [userIds],
@@ -105,6 +116,44 @@ export function projectRepo(db: Knex): Repos['projects'] {
   };
 }
 
+/** At most this many boards' placements are kept per database, the least recently used forgotten first. */
+const PLACEMENTS_KEPT = 2_000;
+
+interface KeptPlacement {
+  place: { board: BoardRecord; project: ProjectRecord; createRules: boolean };
+  stamp: string;
+}
+
+/**
+ * The placements this process last read, per database (so a test's databases never share one). Nothing here is
+ * trusted: a create planned on one writes only if the insert finds the same stamp (see placementStamp).
+ */
+const kept = new WeakMap<object, { get(key: string): KeptPlacement | undefined; keep(key: string, p: KeptPlacement): void }>();
+
+function placementsOf(db: Knex) {
+  let cache = kept.get(db.client);
+  if (!cache) {
+    const map = new Map<string, KeptPlacement>();
+    cache = {
+      get(key) {
+        const p = map.get(key);
+        if (p) {
+          map.delete(key); // most recently used last
+          map.set(key, p);
+        }
+        return p;
+      },
+      keep(key, p) {
+        map.delete(key);
+        if (map.size >= PLACEMENTS_KEPT) map.delete(map.keys().next().value!);
+        map.set(key, p);
+      },
+    };
+    kept.set(db.client, cache);
+  }
+  return cache;
+}
+
 export function boardRepo(db: Knex): Repos['boards'] {
   return {
     async create(input, statuses) {
@@ -121,12 +170,18 @@ export function boardRepo(db: Knex): Repos['boards'] {
       const [row] = workspaceId === null ? await boardById(db, id) : await boardInWorkspace(db, workspaceId, id);
       return row ? (await withStatuses(db, [row]))[0] : undefined;
     },
-    async placement(workspaceId, id, userIds) {
+    async placement(workspaceId, id, userIds, kept = false) {
+      const cache = db.isTransaction ? undefined : placementsOf(db);
+      const known = kept ? cache?.get(`${workspaceId}/${id}`) : undefined;
+      if (known) {
+        // From memory: every assignee is taken for live, and the insert checks that too.
+        return { ...known.place, liveUserIds: userIds, check: { workspaceId, boardId: id, stamp: known.stamp, userIds } };
+      }
       const [row] = await placementOf(db, workspaceId, id, userIds);
       if (!row) return undefined;
-      return {
-        board: (await withStatuses(db, [row]))[0]!, project: PROJECT.readAs(row, 'p_'), createRules: row.create_rules, liveUserIds: row.live_user_ids ?? [],
-      };
+      const place = { board: (await withStatuses(db, [row]))[0]!, project: PROJECT.readAs(row, 'p_'), createRules: Boolean(row.create_rules) };
+      cache?.keep(`${workspaceId}/${id}`, { place, stamp: row.stamp });
+      return { ...place, liveUserIds: row.live_user_ids ?? [] };
     },
     async list(workspaceId, filter, page) {
       const base = visibleTo(db('boards').where({ workspace_id: workspaceId }), filter.userId);

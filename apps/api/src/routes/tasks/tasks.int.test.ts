@@ -89,6 +89,62 @@ describe('tasks', () => {
       await create({ title: 'fails', assigneeIds: [u.id], parentId: 'task_nope' });
       expect(await outbox()).toBe(before);
     });
+
+    it('a create planned on the board as the process last read it commits only on what still holds, else is planned afresh', async () => {
+      // A board of its own, read once by a create (the process keeps it), then changed behind that memory.
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Kept', key: 'KPT', template: 'scrum' })).body.data;
+      const b = p.boards[0];
+      const tasksOn = async () => Number((await h.runtime.db('tasks').where({ board_id: b.id }).count({ n: '*' }).first())!.n);
+      const seq = async () => Number((await h.runtime.db('projects').where({ id: p.id }).first()).task_seq);
+      const entries = async () => Number((await h.runtime.db('activity').where({ board_id: b.id }).count({ n: '*' }).first())!.n);
+      const jobs = async () => Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n);
+      const make = (body: Record<string, unknown>) => h.call(ws.token, 'POST', '/tasks', { boardId: b.id, ...body });
+      expect((await make({ title: 'reads the board' })).status).toBe(201);
+      expect((await make({ title: 'from memory' })).body.data).toMatchObject({ key: 'KPT-2', statusId: b.statuses[0].id });
+
+      // A column added since: a create naming it is planned again on a fresh read, not refused on the old columns.
+      expect((await h.call(ws.token, 'POST', `/boards/${b.id}/statuses`, { name: 'Later', category: 'progress' })).status).toBe(201);
+      const later = (await h.call(ws.token, 'GET', `/boards/${b.id}`)).body.data.statuses.at(-1);
+      const onLater = (await make({ title: 'new column' })).body.data;
+      expect(onLater.key).toBe('KPT-3');
+      const named = await make({ title: 'named column', statusId: later.id });
+      expect(named.status).toBe(201);
+      expect(named.body.data).toMatchObject({ statusId: later.id, status: { name: 'Later', category: 'progress' } });
+
+      // A task_created rule added since: the create queues the automation job, which the memory said it need not.
+      await make({ title: 'kept again' });
+      expect((await h.op('POST', `/boards/${b.id}/automations`, { trigger: 'task_created', actions: [{ type: 'add_labels', labels: ['ruled'] }] })).status).toBe(201);
+      const last = Number((await h.runtime.db('outbox').max({ id: 'id' }).first())?.id ?? 0);
+      const ruled = (await make({ title: 'ruled' })).body.data;
+      const queued = await h.runtime.db('outbox').where('id', '>', last);
+      expect(queued.map((r: any) => r.name)).toEqual(['automations.task_created']);
+      expect(queued[0].payload).toMatchObject({ taskId: ruled.id, boardId: b.id });
+
+      // An assignee deleted since: 404 naming assigneeIds, and nothing of the create is written.
+      const gone = await ws.user();
+      expect((await make({ title: 'to someone', assigneeIds: [gone.id] })).status).toBe(201);
+      expect((await h.op('DELETE', `/users/${gone.id}`)).status).toBe(204);
+      await h.runtime.jobs.drain(); // what the deletion queued (its tasks' assignees) is done before the counts
+      const [n, number, logged, queuedBefore] = [await tasksOn(), await seq(), await entries(), await jobs()];
+      const refused = await make({ title: 'to the deleted', assigneeIds: [gone.id], labels: ['never-made'] });
+      expect(refused.status).toBe(404);
+      expect(refused.body.error.message).toContain('assigneeIds');
+      expect([await tasksOn(), await seq(), await entries(), await jobs()]).toEqual([n, number, logged, queuedBefore]);
+      expect((await h.call(ws.token, 'GET', '/labels')).body.data).not.toContain('never-made');
+
+      // The board closed to the key's user since: 404 for the board, though memory had it open.
+      expect((await make({ title: 'open still' })).status).toBe(201);
+      const member = await ws.user();
+      const mk = await ws.key(member.id);
+      expect((await h.call(mk.token, 'POST', '/tasks', { title: 'member, open', boardId: b.id })).status).toBe(201);
+      expect((await h.op('PUT', `/boards/${b.id}/access`, { memberIds: [ws.adminUser.id] })).status).toBe(200);
+      const closed = await h.call(mk.token, 'POST', '/tasks', { title: 'member, closed', boardId: b.id });
+      expect(closed.status).toBe(404);
+      expect(closed.body.error.message).toContain('boardId');
+      // The numbers went on without a gap: nothing refused took one.
+      const keys = (await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=100`)).body.data.map((t: any) => t.key);
+      expect(keys.map((k: string) => Number(k.split('-')[1])).sort((x: number, y: number) => x - y)).toEqual(keys.map((_: string, i: number) => i + 1));
+    });
   });
 
   describe('reading, filtering and paging', () => {

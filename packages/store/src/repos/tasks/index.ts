@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { RANK_STEP, type Repos } from '@tt/domain';
 import { named } from '../../compiled.js';
-import { LABELS_INSERT } from '../people.js';
+import { labelsInsert } from '../people.js';
 import { activityWithInsert } from '../activity.js';
-import { OUTBOX_INSERT, outboxValues } from '../outbox.js';
+import { outboxInsert, outboxValues } from '../outbox.js';
+import { placementStamp } from '../projects.js';
 import { newId } from '../../util.js';
 import { ATTACHMENT, TASK, TASK_SELECT, updateTaskView, viewTask } from './columns.js';
 import { listTasks } from './list.js';
@@ -23,30 +24,44 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       // only from here to the commit. The labels, outbox jobs and activity entry go in with it (one round trip). The new
       // task goes below the column's last (one step of the rank index); `position` is the count above it, from the
       // counters (task_counts), so it costs the same in a column of ten tasks or of a hundred thousand.
+      //
+      // With a kept placement's check, every write of the statement hangs on `held`: the board, its columns, its
+      // project's key and its rules still give the stamp the plan was made on, and every assignee is still a live
+      // person of the workspace. If not, nothing is written and the answer is undefined.
       const values = TASK.write(t);
       const columns = Object.keys(values);
-      const entry = activityWithInsert(also.activity);
+      const entry = activityWithInsert(also.activity, 'ins');
+      const check = also.check;
+      const held = check
+        ? `held as (select 1 from boards b join projects p on p.id = b.project_id
+                    where b.id = ? and b.workspace_id = ? and ${placementStamp('b', 'p')} = ?
+                      and (select count(*) from users u where u.workspace_id = b.workspace_id and u.id = any(?::text[]) and u.deleted_at is null)
+                          = cardinality(?::text[])),`
+        : '';
       const [row] = await named(
         db,
-        `with labels_added as (${LABELS_INSERT}),
-              jobs_added as (${OUTBOX_INSERT}),
-              seq as (update projects set task_seq = task_seq + 1 where id = ? returning task_seq),
+        `with ${held}
+              labels_added as (${labelsInsert(check ? 'held' : undefined)}),
+              jobs_added as (${outboxInsert(check ? 'held' : undefined)}),
+              seq as (update projects set task_seq = task_seq + 1 where id = ?${check ? ' and exists (select from held)' : ''} returning task_seq),
               col as (select (select coalesce(sum(c.n), 0) from task_counts c where c.status_id = ? and not c.archived) as n,
                              (select rank from tasks where status_id = ? and archived_at is null order by rank desc, id desc limit 1) as top),
               ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
-                      values (${columns.map(() => '?').join(', ')}, (select task_seq from seq), ? || '-' || (select task_seq from seq),
-                              coalesce((select top from col) + ?, 0))
+                      select ${columns.map(() => '?').join(', ')}, seq.task_seq, ? || '-' || seq.task_seq, coalesce((select top from col) + ?, 0)
+                      from seq
                       returning *),
               activity_added as (${entry.sql})
          select ins.*, statuses.name as status_name, statuses.category as status_category, col.n as column_position
          from ins join statuses on statuses.id = ins.status_id cross join col`,
         [
+          ...(check ? [check.boardId, check.workspaceId, check.stamp, check.userIds, check.userIds] : []),
           t.workspaceId, also.labels, ...outboxValues(also.jobs),
           t.projectId, t.statusId, t.statusId, ...Object.values(values), projectKey, RANK_STEP, ...entry.bindings,
         ],
       );
-      if (!row) throw new Error(`project ${t.projectId} is gone`);
-      return { task: TASK.read(row), position: Number(row.column_position) };
+      if (row) return { task: TASK.read(row), position: Number(row.column_position) };
+      if (check) return undefined;
+      throw new Error(`project ${t.projectId} is gone`);
     },
     async get(workspaceId, ref) {
       return (await viewTask(db, workspaceId, ref, null))?.task;
