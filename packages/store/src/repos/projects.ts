@@ -128,10 +128,10 @@ interface KeptPlacement {
  * The placements this process last read, per database (so a test's databases never share one). Nothing here is
  * trusted: a create planned on one writes only if the insert finds the same stamp (see placementStamp).
  */
-const kept = new WeakMap<object, { get(key: string): KeptPlacement | undefined; keep(key: string, p: KeptPlacement): void }>();
+const keptPlacements = new WeakMap<object, { get(key: string): KeptPlacement | undefined; keep(key: string, p: KeptPlacement): void }>();
 
 function placementsOf(db: Knex) {
-  let cache = kept.get(db.client);
+  let cache = keptPlacements.get(db.client);
   if (!cache) {
     const map = new Map<string, KeptPlacement>();
     cache = {
@@ -149,7 +149,7 @@ function placementsOf(db: Knex) {
         map.set(key, p);
       },
     };
-    kept.set(db.client, cache);
+    keptPlacements.set(db.client, cache);
   }
   return cache;
 }
