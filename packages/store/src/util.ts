@@ -4,6 +4,12 @@ import type { Knex } from 'knex';
 import { DomainError, type CutPageResult, type PageRequest } from '@tt/domain';
 import { parsePosition, position } from './position.js';
 
+/** Sets `key` in `map`, which holds at most `max` entries: a new key forgets the oldest one first. */
+export function keepAtMost<K, V>(map: Map<K, V>, max: number, key: K, value: V): void {
+  if (!map.has(key) && map.size >= max) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
 // The random part of ids from the system's CSPRNG, drawn a pool at a time: ulid's own source asks the system for one
 // byte per character, 16 calls per id.
 const pool = new Uint8Array(4096);

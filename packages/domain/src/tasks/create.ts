@@ -28,8 +28,10 @@ export async function createTaskVersioned(actor: Actor, input: CreateTaskInput, 
       if (err instanceof DomainError) return undefined;
       throw err;
     });
-    const result = kept && (await writeTask(actor, kept, deps.store, deps));
-    if (kept && result) return done(kept, result, deps);
+    if (kept) {
+      const result = await writeTask(actor, kept, deps.store, deps);
+      if (result) return done(kept, result, deps);
+    }
   }
   const plan = await planTask(actor, input, deps.store, deps);
   const alone = plan.parentId === null && plan.subscriptions.length === 0;

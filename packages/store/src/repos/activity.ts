@@ -50,15 +50,15 @@ function visible(db: Knex, f: ActivityFilter): Knex.QueryBuilder {
 export const activityRow = (entry: ActivityRecord): Row => ACTIVITY.write(entry);
 
 /**
- * A task's first entry, written by the statement that inserts the task (a CTE beside the insert, which is named `ins`),
- * so that it commits with the task in the same statement; its task key is the one the insert numbers.
+ * A task's first entry, written by the statement that inserts the task (a CTE beside `ins`), so that it commits with the
+ * task in the same statement (and not without it); its task key is the one the insert numbers.
  */
-export function activityWithInsert(entry: ActivityRecord, ins: string): { sql: string; bindings: unknown[] } {
+export function activityWithInsert(entry: ActivityRecord): { sql: string; bindings: unknown[] } {
   const row = ACTIVITY.write(entry);
   delete row.task_key;
   const columns = Object.keys(row);
   return {
-    sql: `insert into activity (${columns.map((c) => `"${c}"`).join(', ')}, task_key) select ${columns.map(() => '?').join(', ')}, ${ins}.key from ${ins}`,
+    sql: `insert into activity (${columns.map((c) => `"${c}"`).join(', ')}, task_key) select ${columns.map(() => '?').join(', ')}, ins.key from ins`,
     bindings: Object.values(row),
   };
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Repos, TeamRecord, UserRecord, WorkspaceRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
 import { compiled, named } from '../compiled.js';
-import { escapeLike, newId, numOrNull, orNull, pageById } from '../util.js';
+import { escapeLike, keepAtMost, newId, numOrNull, orNull, pageById } from '../util.js';
 
 type Row = Record<string, any>;
 
@@ -143,8 +143,7 @@ const usersByIds = compiled((db, workspaceId: string, ids: string[]) =>
 const LOGINS_KEPT = 50_000;
 const knownLogins = new Map<string, { workspaceId: string; login: string }>();
 function rememberLogin(id: string, workspaceId: string, login: string): void {
-  if (knownLogins.size >= LOGINS_KEPT) knownLogins.delete(knownLogins.keys().next().value!);
-  knownLogins.set(id, { workspaceId, login });
+  keepAtMost(knownLogins, LOGINS_KEPT, id, { workspaceId, login });
 }
 const loginsByIds = compiled((db, workspaceId: string, ids: string[]) =>
   db('users').select('id', 'login').where({ workspace_id: workspaceId }).whereRaw('id = any(?)', [ids]));

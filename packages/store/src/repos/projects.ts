@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { BoardRecord, ProjectRecord, Repos, StatusRecord } from '@tt/domain';
 import { columnMap } from '../columns.js';
 import { compiled } from '../compiled.js';
-import { newId, num, pageById, uniqueAsRejected } from '../util.js';
+import { keepAtMost, newId, num, pageById, uniqueAsRejected } from '../util.js';
 
 type Row = Record<string, any>;
 
@@ -55,13 +55,16 @@ const boardById = compiled((db, id: string) => db('boards').select('boards.*', d
 export const placementStamp = (b: string, p: string): string => `md5(json_build_array(${b}.workspace_id, ${b}.project_id, ${b}.name,
   ${b}.description, ${b}.member_ids, ${p}.key, ${p}.name,
   (select json_agg(json_build_array(s.id, s.name, s.category, s.position) order by s.position, s.id) from statuses s where s.board_id = ${b}.id),
-  exists (select 1 from automations a where a.board_id = ${b}.id and a."trigger" = 'task_created'))::text)`;
+  ${hasCreateRules(b)})::text)`;
+
+/** Whether board `b` (an alias) has task_created automation rules. */
+const hasCreateRules = (b: string): string => `exists (select 1 from automations a where a.board_id = ${b}.id and a."trigger" = 'task_created')`;
 
 const placementOf = compiled((db, workspaceId: string, id: string, userIds: string[]) =>
   db('boards')
     .join('projects', 'projects.id', 'boards.project_id')
     .select('boards.*', db.raw(STATUS_LIST), ...PROJECT.selectAs('p_'))
-    .select(db.raw(`exists (select 1 from automations a where a.board_id = boards.id and a."trigger" = 'task_created') as create_rules`))
+    .select(db.raw(`${hasCreateRules('boards')} as create_rules`))
     .select(db.raw(`${placementStamp('boards', 'projects')} as stamp`))
     .select(db.raw(
       'array(select u.id from users u where u.workspace_id = boards.workspace_id and u.id = any(?) and u.deleted_at is null) as live_user_ids',
@@ -116,7 +119,7 @@ export function projectRepo(db: Knex): Repos['projects'] {
   };
 }
 
-/** At most this many boards' placements are kept per database, the least recently used forgotten first. */
+/** At most this many boards' placements are kept per database, the oldest forgotten first. */
 const PLACEMENTS_KEPT = 2_000;
 
 interface KeptPlacement {
@@ -128,30 +131,12 @@ interface KeptPlacement {
  * The placements this process last read, per database (so a test's databases never share one). Nothing here is
  * trusted: a create planned on one writes only if the insert finds the same stamp (see placementStamp).
  */
-const keptPlacements = new WeakMap<object, { get(key: string): KeptPlacement | undefined; keep(key: string, p: KeptPlacement): void }>();
+const keptPlacements = new WeakMap<object, Map<string, KeptPlacement>>();
 
-function placementsOf(db: Knex) {
-  let cache = keptPlacements.get(db.client);
-  if (!cache) {
-    const map = new Map<string, KeptPlacement>();
-    cache = {
-      get(key) {
-        const p = map.get(key);
-        if (p) {
-          map.delete(key); // most recently used last
-          map.set(key, p);
-        }
-        return p;
-      },
-      keep(key, p) {
-        map.delete(key);
-        if (map.size >= PLACEMENTS_KEPT) map.delete(map.keys().next().value!);
-        map.set(key, p);
-      },
-    };
-    keptPlacements.set(db.client, cache);
-  }
-  return cache;
+function placementsOf(db: Knex): Map<string, KeptPlacement> {
+  let kept = keptPlacements.get(db.client);
+  if (!kept) keptPlacements.set(db.client, (kept = new Map()));
+  return kept;
 }
 
 export function boardRepo(db: Knex): Repos['boards'] {
@@ -180,7 +165,7 @@ export function boardRepo(db: Knex): Repos['boards'] {
       const [row] = await placementOf(db, workspaceId, id, userIds);
       if (!row) return undefined;
       const place = { board: (await withStatuses(db, [row]))[0]!, project: PROJECT.readAs(row, 'p_'), createRules: Boolean(row.create_rules) };
-      cache?.keep(`${workspaceId}/${id}`, { place, stamp: row.stamp });
+      if (cache) keepAtMost(cache, PLACEMENTS_KEPT, `${workspaceId}/${id}`, { place, stamp: row.stamp });
       return { ...place, liveUserIds: row.live_user_ids ?? [] };
     },
     async list(workspaceId, filter, page) {

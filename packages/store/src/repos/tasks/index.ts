@@ -17,6 +17,15 @@ function selectTasks(db: Knex): Knex.QueryBuilder {
   return db('tasks').join('statuses', 'statuses.id', 'tasks.status_id').select(TASK_SELECT);
 }
 
+/**
+ * A kept placement's check, the first CTE of a create planned on one: the board (?) in the workspace (?) still gives
+ * the stamp (?), and every one of the assignees (?, ?) is a live person of the workspace.
+ */
+const HELD = `held as (select 1 from boards b join projects p on p.id = b.project_id
+                where b.id = ? and b.workspace_id = ? and ${placementStamp('b', 'p')} = ?
+                  and (select count(*) from users u where u.workspace_id = b.workspace_id and u.id = any(?::text[]) and u.deleted_at is null)
+                      = cardinality(?::text[])),`;
+
 export function taskRepo(db: Knex): Repos['tasks'] {
   return {
     async append(t, projectKey, also) {
@@ -30,17 +39,12 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       // person of the workspace. If not, nothing is written and the answer is undefined.
       const values = TASK.write(t);
       const columns = Object.keys(values);
-      const entry = activityWithInsert(also.activity, 'ins');
+      const entry = activityWithInsert(also.activity);
       const check = also.check;
-      const held = check
-        ? `held as (select 1 from boards b join projects p on p.id = b.project_id
-                    where b.id = ? and b.workspace_id = ? and ${placementStamp('b', 'p')} = ?
-                      and (select count(*) from users u where u.workspace_id = b.workspace_id and u.id = any(?::text[]) and u.deleted_at is null)
-                          = cardinality(?::text[])),`
-        : '';
+
       const [row] = await named(
         db,
-        `with ${held}
+        `with ${check ? HELD : ''}
               labels_added as (${labelsInsert(check ? 'held' : undefined)}),
               jobs_added as (${outboxInsert(check ? 'held' : undefined)}),
               seq as (update projects set task_seq = task_seq + 1 where id = ?${check ? ' and exists (select from held)' : ''} returning task_seq),
