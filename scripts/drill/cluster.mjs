@@ -53,6 +53,16 @@ export async function pgRun(bin, binary, args, user, { timeoutMs = 120_000 } = {
   }
 }
 
+/** Runs a command on PATH as the server's user (`user`, when given). */
+export async function runAs(user, cmd, args) {
+  const [file, argv] = user ? ['runuser', ['-u', user.name, '--', cmd, ...args]] : [cmd, args];
+  try {
+    return await run(file, argv, { timeout: 120_000 });
+  } catch (err) {
+    throw new Error(`${cmd} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+  }
+}
+
 /** Gives a directory made by this process to the server's user. */
 export function handOver(dir, user) {
   if (user) chownSync(dir, user.uid, user.gid);

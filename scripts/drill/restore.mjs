@@ -8,10 +8,11 @@
 //     the operator API; a project through REST.
 //  2. Task creates through REST flow while pg_basebackup takes a base backup (checked with pg_verifybackup).
 //  3. The moment: the writers pause (no create in flight, each one before it answered 201), the state the creates
-//     wrote is read, pg_create_restore_point names the moment, the writers go on.
+//     wrote is read, pg_create_restore_point names the moment (--target time: the server's clock_timestamp() is
+//     read instead), the writers go on.
 //  4. More creates, every one acknowledged 201; pg_switch_wal and a wait until the last segment is archived.
 //  5. The source api and cluster stop. Restore: the base backup copied into a new data directory, restore_command
-//     from the archive, recovery_target_name the moment, recovery_target_action promote, recovery.signal; started on
+//     from the archive, recovery_target_name the moment (--target time: recovery_target_time), recovery_target_action promote, recovery.signal; started on
 //     another free port, and waited for until promoted.
 //  6. The api on the restored cluster; every task acknowledged before the moment is there (REST and SQL), none after
 //     it; each has its task.created activity entry and the outbox rows its create wrote, exactly as at the moment;
@@ -27,7 +28,7 @@
 /* global AbortSignal */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, appendFileSync, chmodSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,14 +38,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SERVICE_NODE_FLAGS } from '../service-node-flags.mjs';
 import { freePort } from '../topology/index.mjs';
-import { cluster, handOver, logTail, pgBinDir, pgRun, pgUser } from './cluster.mjs';
+import { cluster, handOver, logTail, pgBinDir, pgRun, pgUser, runAs } from './cluster.mjs';
 import { compareMoment, restoreFailures } from './checks.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pg = createRequire(path.join(ROOT, 'packages/store/package.json'))('pg');
 const { values: opts } = parseArgs({
-  options: { 'without-target': { type: 'boolean', default: false }, 'without-archive': { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } },
+  options: {
+    target: { type: 'string', default: 'name' },
+    'without-target': { type: 'boolean', default: false },
+    'without-archive': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
 });
+if (!['name', 'time'].includes(opts.target)) throw new Error(`--target is name (a restore point) or time, not ${opts.target}`);
 
 const WRITERS = 4;
 const BEFORE_BACKUP = 20; // creates acknowledged before the base backup starts
@@ -294,16 +301,27 @@ async function main() {
   await pgRun(bin, 'pg_verifybackup', [base], user);
   log('pg_verifybackup: the base backup matches its manifest');
 
-  // 3. The moment: no create in flight, the state the creates wrote, then the restore point.
+  // 3. The moment: no create in flight, the state the creates wrote, then the restore point (or the server's clock:
+  // every create acknowledged before committed before it was read, every one after commits after).
   const afterBackup = writers.acked.length;
   await writers.until(() => writers.acked.length >= afterBackup + AFTER_BACKUP);
   await writers.pause();
   const atMoment = await createWrites(source.url, project.id);
-  const target = `drill-${randomBytes(4).toString('hex')}`;
-  const [{ lsn }] = await sql(source.url, 'select pg_create_restore_point($1) as lsn', [target]);
+  let target;
+  let recoveryTarget;
+  if (opts.target === 'time') {
+    [{ target }] = await sql(source.url, 'select clock_timestamp()::text as target');
+    recoveryTarget = `recovery_target_time = '${target}'`;
+    log(`target time ${target}`);
+  } else {
+    target = `drill-${randomBytes(4).toString('hex')}`;
+    const [{ lsn }] = await sql(source.url, 'select pg_create_restore_point($1) as lsn', [target]);
+    recoveryTarget = `recovery_target_name = '${target}'`;
+    log(`restore point ${target} at ${lsn}`);
+  }
   const before = writers.acked.filter((a) => a.phase === 'before');
   writers.resume('after');
-  log(`restore point ${target} at ${lsn}: ${before.length} creates acknowledged before it`);
+  log(`${before.length} creates acknowledged before the moment`);
   const momentFailures = compareMoment(before, atMoment);
   if (momentFailures.length) throw new Error(`the source at the moment does not hold what was acknowledged:\n  ${momentFailures.join('\n  ')}`);
 
@@ -327,14 +345,12 @@ async function main() {
   const restoreStart = performance.now();
   const restored = cluster({ bin, user, dataDir: path.join(tmp, 'restored'), port: await freePort(), socketDir: tmp, logFile: path.join(tmp, 'restored.log') });
   cleanups.push(() => restored.stop('immediate'));
-  cpSync(base, restored.dataDir, { recursive: true });
-  if (user) await pgRun('/bin', 'chown', ['-R', `${user.uid}:${user.gid}`, restored.dataDir], undefined);
-  chmodSync(restored.dataDir, 0o700);
+  await runAs(user, 'cp', ['-a', base, restored.dataDir]); // as the server's user, mode 0700 kept
   appendFileSync(path.join(restored.dataDir, 'postgresql.conf'), [
     '', '# restore drill: point-in-time recovery',
     // --without-archive: an empty archive, so only the WAL inside the base backup replays.
     `restore_command = 'cp ${opts['without-archive'] ? dir('empty-archive') : archive}/%f %p'`,
-    ...(opts['without-target'] ? [] : [`recovery_target_name = '${target}'`]),
+    ...(opts['without-target'] ? [] : [recoveryTarget]),
     "recovery_target_action = 'promote'",
     // The restored cluster must not archive into the source's archive.
     'archive_mode = off',
@@ -391,7 +407,7 @@ async function main() {
 
   // 7. The verdict.
   console.log(`
-restore drill: base backup under writes (${duringBackup} creates during it), restore point ${target}
+restore drill: base backup under writes (${duringBackup} creates during it), ${recoveryTarget}
   acknowledged before the moment: ${before.length}, after it: ${after.length}
   restored: ${restoredWrites.tasks.length} tasks, ${restoredWrites.activity.length} task.created entries, ${restoredWrites.outbox.length} create outbox rows
   restore time: ${restoreSeconds.toFixed(1)} s from the copy of the base backup to the restored api's /ready (${phases})`);
