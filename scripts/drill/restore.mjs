@@ -12,17 +12,18 @@
 //     read instead), the writers go on.
 //  4. More creates, every one acknowledged 201; pg_switch_wal and a wait until the last segment is archived.
 //  5. The source api and cluster stop. Restore: the base backup copied into a new data directory, restore_command
-//     from the archive, recovery_target_name the moment (--target time: recovery_target_time), recovery_target_action promote, recovery.signal; started on
-//     another free port, and waited for until promoted.
-//  6. The api on the restored cluster; every task acknowledged before the moment is there (REST and SQL), none after
-//     it; each has its task.created activity entry and the outbox rows its create wrote, exactly as at the moment;
-//     the restored service takes a new create.
+//     from the archive, recovery_target_name the moment (--target time: recovery_target_time), recovery_target_action
+//     promote, recovery.signal; started on another free port, and waited for until promoted.
+//  6. Migrations (none missing) and the api on the restored cluster; every task acknowledged before the moment is
+//     there (REST and SQL), none after it; each has its task.created activity entry and the outbox rows its create
+//     wrote, exactly as at the moment; the restored service takes a new create.
 //  7. The restore time (from the copy of the base backup to the restored api answering /ready); everything is
 //     stopped and removed, on failure too. Exit 0 only when every check passed.
 //
-// Options: --without-target restores without the recovery target (replays the whole archive): the drill must then
-// fail, since the creates after the moment come back. --without-archive restores from an empty archive (the base
-// backup alone): the drill must fail too, since the target lies in WAL the backup does not hold. --keep leaves the temporary directory (printed) in place.
+// Options: --target name|time (a restore point, the default, or the server's clock). --without-target restores
+// without the recovery target (replays the whole archive): the drill must then fail, since the creates after the
+// moment come back. --without-archive restores from an empty archive (the base backup alone): the drill must fail
+// too, since the target lies in WAL the backup does not hold. --keep leaves the temporary directory (printed) in place.
 // Env: DRILL_PG_BIN (directory of initdb, pg_ctl, pg_basebackup; found by itself otherwise), DRILL_PG_USER (the user
 // the server runs as when the drill runs as root; postgres).
 /* global AbortSignal */
@@ -370,10 +371,12 @@ async function main() {
     await sleep(50);
   }
   const promoted = performance.now();
+  // As in a deploy (docs/operations.md): the release's migrations, which apply only what the moment lacks.
+  await runNode('apps/api/dist/migrate.js', { DATABASE_URL: restored.url, LOG_LEVEL: 'warn' });
   const restoredApi = startApi('api (restored)', restored.url, await freePort(), adminToken);
   await restoredApi.ready();
   const restoreSeconds = (performance.now() - restoreStart) / 1000;
-  const phases = `copy ${((copied - restoreStart) / 1000).toFixed(1)} s, recovery and promotion ${((promoted - copied) / 1000).toFixed(1)} s, api ${((performance.now() - promoted) / 1000).toFixed(1)} s`;
+  const phases = `copy ${((copied - restoreStart) / 1000).toFixed(1)} s, recovery and promotion ${((promoted - copied) / 1000).toFixed(1)} s, migrations and api ${((performance.now() - promoted) / 1000).toFixed(1)} s`;
   log(`restored${opts['without-target'] ? ' WITHOUT a recovery target' : ` to ${target}`}${opts['without-archive'] ? ' WITHOUT the archive' : ''} on port ${restored.port}; api ready on ${restoredApi.url}`);
   const recoveryLines = logTail(restored.logFile, 200).split('\n').filter((l) => /recovery stopping|archive recovery complete|redo done/.test(l));
   for (const l of recoveryLines) log(`  server: ${l.replace(/^.*?(LOG|FATAL):\s*/, '')}`);
