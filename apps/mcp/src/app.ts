@@ -9,7 +9,7 @@ import { eraEndpoint } from './edge/era.js';
 import { hostGuard, rpcIdOf, sendRpcError } from './edge/host-guard.js';
 import { FLOOD_FACTOR, mcpLimits } from './edge/limits.js';
 import { authenticateMcp, oauthRoutes, type OAuthSettings, scopeStepUp } from './oauth/index.js';
-import { buildMcpServer, toolScopes } from './server.js';
+import { createServerPool, toolScopes } from './server.js';
 import type { ToolContext } from './tool.js';
 import { parseSession } from './edge/session.js';
 import { tracedLogger } from './edge/trace.js';
@@ -74,7 +74,7 @@ export function createMcpApp(o: McpAppOptions): McpApp {
     sendRpcError(res, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
   };
   const endpoint = eraEndpoint({
-    build: buildMcpServer,
+    pool: createServerPool(),
     bus: o.bus,
     maxSubscriptions: o.maxSubscriptions,
     onerror: (err) => o.logger.debug({ err: err.message }, 'mcp request refused'),

@@ -2,8 +2,8 @@ import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelc
 import { context, docs, DomainError, hasScope, ListTasksQuery, tasks } from '@tt/domain';
 import { bound } from './answer/answer.js';
 import { fitCuts, renderTaskView } from './answer/context-view.js';
-import { completers } from './prompts/args.js';
-import type { ToolContext } from './tool.js';
+import type { Profile } from './tool.js';
+import { contextOf } from './edge/context.js';
 import { cutPoint, echo, fence, fenceInline } from './answer/untrusted.js';
 
 /**
@@ -11,25 +11,24 @@ import { cutPoint, echo, fence, fenceInline } from './answer/untrusted.js';
  * (an invisible task or page is "not found", as everywhere), and offered only when the key's rights and the
  * session's toolsets allow those tools.
  */
-export function registerResources(server: McpServer, ctx: ToolContext): void {
-  const { actor, deps } = ctx;
-  const toolsets = ctx.session?.toolsets ?? null;
+export function registerResources(server: McpServer, profile: Profile): void {
+  const toolsets = profile.session?.toolsets ?? null;
   const offers = (set: 'tasks' | 'docs') => toolsets === null || toolsets.includes(set);
-  // completion/complete on the templates' variables: only what the key can see (prompts/args.ts).
-  const complete = completers(ctx);
-  if (hasScope(actor, 'tasks:read') && offers('tasks')) {
+  // completion/complete on the templates' variables is answered with the prompts' completions (prompts/prompt.ts).
+  if (hasScope(profile.actor, 'tasks:read') && offers('tasks')) {
     server.registerResource(
       'task',
       new ResourceTemplate('task://{key}', {
         // Listing offers the user's open tasks, newest first: a starting point, not the whole tracker.
-        list: async () => {
+        list: async (extra) => {
+          const { actor, deps } = contextOf(extra);
           const page = await tasks.listTasks(actor, ListTasksQuery.parse({ assigneeId: actor.user.id, category: 'todo,progress', orderBy: 'updated', limit: 50 }), deps);
           return { resources: page.data.map((t) => ({ uri: `task://${t.key}`, name: t.key, title: `${t.key} ${echo(t.title)}`, mimeType: 'text/markdown' })) };
         },
-        complete: { key: complete.task },
       }),
       { title: 'Task', description: 'A task by key (task://WEB-12) or id, as get_task shows it', mimeType: 'text/markdown' },
-      async (uri, vars) => {
+      async (uri, vars, extra) => {
+        const { actor, deps } = contextOf(extra);
         const ref = decodeURIComponent(String(vars.key ?? ''));
         const view = await context.taskView(actor, ref, { sections: context.TASK_SECTIONS, comments: 10, excerpt: 300 }, deps).catch((e: unknown) => {
           throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Task ${echo(ref)} not found; search_tasks finds task keys`) : e;
@@ -40,18 +39,19 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       },
     );
   }
-  if (hasScope(actor, 'docs:read') && offers('docs')) {
+  if (hasScope(profile.actor, 'docs:read') && offers('docs')) {
     server.registerResource(
       'doc',
       new ResourceTemplate('doc://{id}', {
-        list: async () => {
+        list: async (extra) => {
+          const { actor, deps } = contextOf(extra);
           const page = await docs.listDocs(actor, { limit: 50 }, deps);
           return { resources: page.data.map((d) => ({ uri: `doc://${d.id}`, name: d.id, title: echo(d.title), mimeType: 'text/markdown' })) };
         },
-        complete: { id: complete.doc },
       }),
       { title: 'Documentation page', description: 'A documentation page by id (doc://<id>), first 15000 characters', mimeType: 'text/markdown' },
-      async (uri, vars) => {
+      async (uri, vars, extra) => {
+        const { actor, deps } = contextOf(extra);
         const id = decodeURIComponent(String(vars.id ?? ''));
         const page = await docs.getDoc(actor, id, deps).catch((e: unknown) => {
           throw e instanceof DomainError && e.code === 'not_found' ? new ResourceNotFoundError(uri.href, `Page ${echo(id)} not found; list_docs finds page ids`) : e;

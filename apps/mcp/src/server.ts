@@ -11,7 +11,7 @@ import { getTask, searchTasks } from './tools/tasks.js';
 import { createTask, moveTask, updateTask } from './tools/tasks-write.js';
 import { logTime, timeReport } from './tools/time.js';
 import type { Scope } from '@tt/domain';
-import { registerTools, scopesOf, type ToolContext, type ToolDef } from './tool.js';
+import { type Profile, registerTools, scopesOf, type ToolDef } from './tool.js';
 import { CONVENTION } from './answer/untrusted.js';
 
 export const SERVER_INSTRUCTIONS = [
@@ -60,31 +60,93 @@ export const CACHE_HINTS = {
 } as const;
 
 /**
- * A fresh MCP server for one request, acting as the key's user, for either era (the same definitions serve both).
- * Capabilities say only what the server honours: no `listChanged` (it never sends those notifications by itself).
+ * The MCP servers of one process: one per request in flight, kept and served again once its exchange ends, so a request
+ * builds nothing (every tool, resource and prompt is registered once per server, not once per request; building them
+ * each time made every request's garbage outlive the young generation and filled the old one). A server answers any
+ * request of the same era and profile (the key's rights and the session's narrowing decide what it registers); each
+ * handler reads its own request's context (edge/context.ts), never the one of the request that built the server.
  *
- * Seam for prompts, completions and subscriptions (src/prompts/, src/subscriptions/): their registration calls go
- * at the marked line, with the same `ctx` and `era`; they may widen the capabilities they honour (prompts,
- * completions, resources.subscribe / listChanged once a listen stream delivers them).
+ * Capabilities say only what the server honours: no `listChanged` (it never sends those notifications by itself).
+ * 2026-07-28 clients hear of changes to task:// and doc:// on subscriptions/listen (src/subscriptions/); 2025 ones
+ * get no resources/subscribe: the gateway stays stateless there.
  */
-/**
- * Methods whose answer needs no prompts: their server skips registering them (the prompts' argument schemas and
- * completions cost more to build than the tools, on every request). Any other method, among them initialize,
- * server/discover and listens (which report the capabilities), gets the whole server.
- */
-const WITHOUT_PROMPTS = new Set(['tools/call', 'tools/list', 'resources/read', 'resources/list', 'resources/templates/list']);
+export interface ServerPool {
+  /**
+   * A server not serving anything else, for one request of `ctx`'s profile in `era`. It returns to the pool when its
+   * transport closes; `fresh` gives one that never returns (a 2025 `initialize`, which leaves the client's identity on it).
+   */
+  take(ctx: Profile, era: Era, o?: { fresh?: boolean }): McpServer;
+  /** A server of the profile that only tells its capabilities and identity (listen streams; it is never connected). */
+  describe(ctx: Profile, era: Era): McpServer;
+  /** Servers built since the pool was made (for tests and metrics). */
+  readonly built: number;
+}
 
-export function buildMcpServer(ctx: ToolContext, era: Era = 'legacy', method?: string): McpServer {
+/** Idle servers kept per era and profile, and profiles kept: beyond them, servers are left to the collector. */
+const IDLE_PER_PROFILE = 32;
+const PROFILES = 128;
+
+const profileKey = (era: Era, p: Profile): string =>
+  `${era}|${[...p.actor.key.scopes].sort().join(',')}|${p.session?.readOnly ? 'ro' : 'rw'}|${p.session?.toolsets?.join(',') ?? '*'}`;
+
+export function createServerPool(): ServerPool {
+  const idle = new Map<string, McpServer[]>();
+  // Servers that only describe a profile, apart from the idle ones: a request taking one could connect it meanwhile.
+  const describing = new Map<string, McpServer>();
+  let built = 0;
+  const shelf = (key: string): McpServer[] => {
+    let list = idle.get(key);
+    if (list) {
+      // The most recently used profiles stay; the oldest goes when there are too many.
+      idle.delete(key);
+    } else {
+      list = [];
+      if (idle.size >= PROFILES) idle.delete(idle.keys().next().value!);
+    }
+    idle.set(key, list);
+    return list;
+  };
+  const build = (p: Profile, era: Era, back: McpServer[] | undefined): McpServer => {
+    built++;
+    const server = buildMcpServer(p, era);
+    if (back) {
+      // Closed: its exchange has ended (the SDK's own onclose, when it sets one, calls this after its work).
+      server.server.onclose = () => {
+        if (back.length < IDLE_PER_PROFILE) back.push(server);
+      };
+    }
+    return server;
+  };
+  return {
+    get built() {
+      return built;
+    },
+    take(p, era, o = {}) {
+      if (o.fresh) return build(p, era, undefined);
+      const list = shelf(profileKey(era, p));
+      return list.pop() ?? build(p, era, list);
+    },
+    describe(p, era) {
+      const key = profileKey(era, p);
+      let server = describing.get(key);
+      if (!server) {
+        if (describing.size >= PROFILES) describing.delete(describing.keys().next().value!);
+        describing.set(key, (server = build(p, era, undefined)));
+      }
+      return server;
+    },
+  };
+}
+
+/** A server with every tool, resource and prompt the profile may use, for either era (the same definitions serve both). */
+export function buildMcpServer(p: Profile, era: Era = 'legacy'): McpServer {
   const server = new McpServer(
     { name: 'task-tracker', version: '1.0.0' },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, cacheHints: CACHE_HINTS },
   );
-  registerTools(server, TOOLS, ctx);
-  // tools/call and tools/list answer without the resource templates (the capability is declared above either way).
-  if (method === undefined || !method.startsWith('tools/')) registerResources(server, ctx);
-  if (method === undefined || !WITHOUT_PROMPTS.has(method)) registerPrompts(server, ctx);
-  // 2026-07-28 clients hear of changes to task:// and doc:// on subscriptions/listen (src/subscriptions/); 2025 ones
-  // get no resources/subscribe: the gateway stays stateless there.
+  registerTools(server, TOOLS, p);
+  registerResources(server, p);
+  registerPrompts(server, p);
   if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false } });
   return server;
 }

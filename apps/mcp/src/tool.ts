@@ -7,6 +7,7 @@ import { errorText } from './answer/error-text.js';
 import { humanIssues } from './issues.js';
 import { toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './edge/session.js';
+import { contextOf } from './edge/context.js';
 
 /** A tool's result. Structured content is always an object here (the SDK's type allows any JSON value). */
 export type CallToolResult = SdkCallToolResult & { structuredContent?: Record<string, unknown> };
@@ -82,7 +83,7 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown): z.outp
 export const scopesOf = (tool: ToolDef<Input>): Scope[] => (tool.scope === undefined ? [] : Array.isArray(tool.scope) ? tool.scope : [tool.scope]);
 
 /** Why a tool cannot be used in this request, or null when it can. */
-export function refusal(tool: ToolDef<Input>, ctx: ToolContext): string | null {
+export function refusal(tool: ToolDef<Input>, ctx: Profile): string | null {
   const missing = scopesOf(tool).filter((s) => !hasScope(ctx.actor, s));
   if (missing.length) {
     const has = ctx.actor.key.scopes.length ? ctx.actor.key.scopes.join(', ') : 'none';
@@ -117,19 +118,24 @@ function listed(tool: ToolDef<Input>): Tool {
   return t;
 }
 
+/** What decides which tools, prompts and resources a request may use: the key's rights and the session's narrowing. */
+export type Profile = Pick<ToolContext, 'actor' | 'session'>;
+
 /**
- * Registers the tools this request may use (the key's rights, then the session's narrowing); the others are not
+ * Registers the tools a profile may use (the key's rights, then the session's narrowing); the others are not
  * listed, but calling one answers why not, naming the missing right and the key's rights. tools/list and tools/call
  * are answered here rather than by McpServer's registry, so that arguments failing a tool's schema come back like
  * REST's 400: a tool result with `invalid_request: <field>: <fault>`, not a protocol error. The list keeps the order
- * of `tools`, so it is the same on every request (clients cache it on 2026-07-28).
+ * of `tools`, so it is the same on every request (clients cache it on 2026-07-28). The server serves many requests of
+ * the same profile: each call reads its own context from the request (edge/context.ts).
  */
-export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<Input>>, ctx: ToolContext): string[] {
+export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<Input>>, profile: Profile): string[] {
   const allowed = new Map<string, ToolDef<Input>>();
-  for (const tool of tools) if (!refusal(tool, ctx)) allowed.set(tool.name, tool);
+  for (const tool of tools) if (!refusal(tool, profile)) allowed.set(tool.name, tool);
   const list = [...allowed.values()].map(listed);
   server.server.setRequestHandler('tools/list', () => ({ tools: list }));
-  server.server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
+  server.server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
+    const ctx = contextOf(extra);
     const { name } = request.params;
     const tool = allowed.get(name);
     const known = tools.find((t) => t.name === name);

@@ -4,14 +4,14 @@ import {
   classifyInboundRequest,
   createMcpHandler,
   type JSONRPCMessage,
-  type McpServer,
   type ServerEventBus,
   SUPPORTED_PROTOCOL_VERSIONS,
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
-import type { Era } from '../server.js';
+import type { ServerPool } from '../server.js';
 import type { ToolContext } from '../tool.js';
+import { carried, carrier } from './context.js';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
 import { serveJsonExchange } from './json-exchange.js';
 
@@ -19,9 +19,6 @@ import { serveJsonExchange } from './json-exchange.js';
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 export const PROTOCOL_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
-const CONTEXT = Symbol('tool-context');
-const METHOD = Symbol('method');
-type Carrier = AuthInfo & { extra: { [CONTEXT]?: ToolContext; [METHOD]?: string | undefined } };
 
 /** The method of a single JSON-RPC message (undefined for a batch or a response). */
 const methodOf = (body: unknown): string | undefined => {
@@ -30,8 +27,8 @@ const methodOf = (body: unknown): string | undefined => {
 };
 
 export interface EraOptions {
-  /** Builds the request's server (one factory for both eras), knowing the method it will answer when there is one. */
-  build: (ctx: ToolContext, era: Era, method?: string) => McpServer;
+  /** The servers that answer requests (one pool for both eras). */
+  pool: ServerPool;
   /** The change-event bus of `subscriptions/listen` (default: in the process). */
   bus?: ServerEventBus | undefined;
   /** Open listen streams at most, per process. */
@@ -56,10 +53,10 @@ export interface EraEndpoint {
 export function eraEndpoint(o: EraOptions): EraEndpoint {
   const modern = createMcpHandler(
     ({ authInfo, era }) => {
-      const carried = (authInfo as Carrier | undefined)?.extra;
-      const ctx = carried?.[CONTEXT];
-      if (!ctx) throw new Error('MCP request without an authenticated context');
-      return o.build(ctx, era, carried[METHOD]);
+      const request = carried(authInfo);
+      if (!request) throw new Error('MCP request without an authenticated context');
+      // A listen's server only tells its capabilities; the stream itself is the SDK's listen router's.
+      return request.method === 'subscriptions/listen' ? o.pool.describe(request.ctx, era) : o.pool.take(request.ctx, era);
     },
     { legacy: 'reject', bus: o.bus, maxSubscriptions: o.maxSubscriptions, onerror: o.onerror },
   );
@@ -82,12 +79,16 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
         const err = new UnsupportedProtocolVersionError({ supported: [...PROTOCOL_VERSIONS], requested });
         return sendRpcError(res, 400, err.message, err.code, rpcIdOf(body), err.data);
       }
+      const method = methodOf(body);
+      const auth = carrier(ctx, method);
       if (route.kind !== 'legacy') {
-        const carrier: Carrier = { token: '', clientId: ctx.actor.key.id, scopes: [...ctx.actor.key.scopes], extra: { [CONTEXT]: ctx, [METHOD]: methodOf(body) } };
-        (req as Request & { auth?: AuthInfo }).auth = carrier;
+        (req as Request & { auth?: AuthInfo }).auth = auth;
         return node(req, res, body);
       }
-      await serveJsonExchange(o.build(ctx, 'legacy', methodOf(body)), req, res, legacyNotFound);
+      // An initialize leaves the client's identity and revision on its server, and a batch may hold one: a server of
+      // its own, not kept.
+      const server = o.pool.take(ctx, 'legacy', { fresh: method === undefined || method === 'initialize' });
+      await serveJsonExchange(server, auth, req, res, legacyNotFound);
     },
   };
 }

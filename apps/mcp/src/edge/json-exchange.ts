@@ -1,4 +1,5 @@
 import {
+  type AuthInfo,
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
@@ -31,7 +32,10 @@ class JsonExchange implements Transport {
   private finish: ((answers: JSONRPCMessage[]) => void) | undefined;
   private closed = false;
 
-  constructor(private readonly rewrite: (message: JSONRPCMessage) => JSONRPCMessage) {}
+  constructor(
+    private readonly authInfo: AuthInfo,
+    private readonly rewrite: (message: JSONRPCMessage) => JSONRPCMessage,
+  ) {}
 
   async start(): Promise<void> {}
 
@@ -39,7 +43,8 @@ class JsonExchange implements Transport {
   exchange(messages: readonly JSONRPCMessage[]): Promise<JSONRPCMessage[]> {
     for (const m of messages) if (isJSONRPCRequest(m)) this.answers.set(m.id, undefined);
     const done = new Promise<JSONRPCMessage[]>((resolve) => (this.finish = resolve));
-    for (const m of messages) this.onmessage?.(m);
+    // Every message carries the request's context to the handlers (edge/context.ts).
+    for (const m of messages) this.onmessage?.(m, { authInfo: this.authInfo });
     if (this.answers.size === 0) this.finish?.([]);
     return done;
   }
@@ -66,10 +71,13 @@ const isMessage = (m: unknown): m is JSONRPCMessage =>
   isJSONRPCRequest(m) || isJSONRPCNotification(m) || isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m);
 
 /**
- * Serves a parsed 2025-era POST with a fresh server: `rewrite` sees each response before it is sent. The server is
- * closed once the client is gone (after the answer, or mid-call when it disconnects).
+ * Serves a parsed 2025-era POST with a server that serves nothing else meanwhile: `rewrite` sees each response before
+ * it is sent, and `authInfo` (the request's context) goes with every message. The server is closed once the client is
+ * gone (after the answer, or mid-call when it disconnects), which frees it for the next request.
  */
-export async function serveJsonExchange(server: McpServer, req: Request, res: Response, rewrite: (m: JSONRPCMessage) => JSONRPCMessage): Promise<void> {
+export async function serveJsonExchange(
+  server: McpServer, authInfo: AuthInfo, req: Request, res: Response, rewrite: (m: JSONRPCMessage) => JSONRPCMessage,
+): Promise<void> {
   const accept = req.get('accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     return sendRpcError(res, 406, 'Not Acceptable: Client must accept both application/json and text/event-stream');
@@ -83,7 +91,7 @@ export async function serveJsonExchange(server: McpServer, req: Request, res: Re
   if (raw.length > MAX_BATCH) return sendRpcError(res, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`, -32600);
   if (raw.length === 0 || !raw.every(isMessage)) return sendRpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
 
-  const transport = new JsonExchange(rewrite);
+  const transport = new JsonExchange(authInfo, rewrite);
   res.on('close', () => void server.close());
   await server.connect(transport);
   const answers = await transport.exchange(raw);

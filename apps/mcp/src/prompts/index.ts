@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { ToolContext } from '../tool.js';
+import type { Profile } from '../tool.js';
 import { meetingToTasks } from './meetings.js';
 import { standup } from './people.js';
 import { type PromptDef, registerPromptDefs } from './prompt.js';
@@ -13,6 +13,6 @@ export const PROMPTS: ReadonlyArray<PromptDef> = [briefTask, triageProject, stan
  * Registers the prompts the key's rights and the session's toolsets allow (both eras: prompts are plain requests).
  * Their arguments complete (completion/complete) through prompts/args.ts.
  */
-export function registerPrompts(server: McpServer, ctx: ToolContext): string[] {
-  return registerPromptDefs(server, PROMPTS, ctx);
+export function registerPrompts(server: McpServer, profile: Profile): string[] {
+  return registerPromptDefs(server, PROMPTS, profile);
 }

@@ -2,7 +2,8 @@ import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextp
 import type { z } from 'zod';
 import { DomainError, hasScope, type Scope } from '@tt/domain';
 import { FULL_SESSION, type Toolset } from '../edge/session.js';
-import type { ToolContext } from '../tool.js';
+import type { Profile, ToolContext } from '../tool.js';
+import { contextOf } from '../edge/context.js';
 import { completeArgument, isTemplate } from './args.js';
 
 /** A prompt: its arguments, the rights and toolset it needs (as the tools it points at), and its text. */
@@ -41,20 +42,21 @@ export const badArg = (name: string, message: string): ProtocolError =>
  * Registers the prompts this key and session may use: the same rule as tools (rights first, then toolsets), and
  * answers completion/complete for their arguments and the resource templates' variables with the key's view.
  */
-export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<PromptDef>, ctx: ToolContext): string[] {
-  const session = ctx.session ?? FULL_SESSION;
-  const allowed = defs.filter((def) => def.scopes.every((s) => hasScope(ctx.actor, s)) && (!session.toolsets || session.toolsets.includes(def.toolset)));
+export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<PromptDef>, profile: Profile): string[] {
+  const session = profile.session ?? FULL_SESSION;
+  const allowed = defs.filter((def) => def.scopes.every((s) => hasScope(profile.actor, s)) && (!session.toolsets || session.toolsets.includes(def.toolset)));
   // prompts/list never changes while a server runs: no listChanged (the SDK would advertise it by default).
   if (allowed.length) server.server.registerCapabilities({ prompts: { listChanged: false } });
   for (const def of allowed) {
-    server.registerPrompt(def.name, { title: def.title, description: def.description, argsSchema: def.args }, async (args: Record<string, unknown>) => ({
+    server.registerPrompt(def.name, { title: def.title, description: def.description, argsSchema: def.args }, async (args: Record<string, unknown>, extra) => ({
       description: def.title,
-      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(args as never, ctx) } }],
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(args as never, contextOf(extra)) } }],
     }));
   }
   const names = new Set(allowed.map((d) => d.name));
   server.server.registerCapabilities({ completions: {} });
-  server.server.setRequestHandler('completion/complete', async (request) => {
+  server.server.setRequestHandler('completion/complete', async (request, extra) => {
+    const ctx = contextOf(extra);
     const { ref, argument } = request.params;
     let values: string[];
     if (ref.type === 'ref/prompt') {
