@@ -54,6 +54,8 @@ export interface ActivityRecord {
   taskId: string | null;
   taskKey: string | null;
   docId: string | null;
+  /** The meeting an entry is also about (task.created_from_agreement: the meeting whose agreement made the task). */
+  meetingId: string | null;
   action: string;
   changes: FieldChange[];
 }
@@ -129,7 +131,7 @@ export function viaOf(actor: ActingAs): Via {
 
 /** What an entry is about. */
 export type ActivitySubject =
-  | { task: { id: string; key: string; projectId: string; boardId: string } }
+  | { task: { id: string; key: string; projectId: string; boardId: string }; meeting?: { id: string } }
   | { doc: { id: string; spaceId: string } };
 
 /** Records one activity entry for `actor` (null: the operator) in the current transaction. */
@@ -166,6 +168,7 @@ export function activityEntry(
     taskId: 'task' in subject ? subject.task.id : null,
     taskKey: 'task' in subject ? subject.task.key : null,
     docId: 'doc' in subject ? subject.doc.id : null,
+    meetingId: 'task' in subject ? subject.meeting?.id ?? null : null,
     action, changes,
   };
 }

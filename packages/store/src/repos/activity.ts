@@ -12,7 +12,7 @@ const jsonOut = (v: unknown) => JSON.stringify(v);
 const ACTIVITY = columnMap<ActivityRow>('activity', {
   id: 'id', workspaceId: 'workspace_id', at: { column: 'at', read: Number }, actorId: 'actor_id', channel: 'channel', keyId: 'key_id',
   clientName: 'client_name', automationId: 'automation_id', projectId: 'project_id', boardId: 'board_id', spaceId: 'space_id',
-  taskId: 'task_id', taskKey: 'task_key', docId: 'doc_id', action: 'action', changes: { column: 'changes', read: json, write: jsonOut },
+  taskId: 'task_id', taskKey: 'task_key', docId: 'doc_id', meetingId: 'meeting_id', action: 'action', changes: { column: 'changes', read: json, write: jsonOut },
   actorName: { column: 'actor_name', readOnly: true }, actorLogin: { column: 'actor_login', readOnly: true },
 });
 const ACTIVITY_SELECT = [...ACTIVITY.select(), 'users.name as actor_name', 'users.login as actor_login'];
