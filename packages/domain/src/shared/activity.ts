@@ -66,11 +66,20 @@ export interface ActivityRow extends ActivityRecord {
   actorLogin: string | null;
 }
 
-/** What a reader may see (the key's projects; boards and spaces closed to `userId` are left out) and asked for. */
+/**
+ * What a reader may see and what it asked for. An entry is listed only when the reader may read what it is about:
+ * its task (the key's projects; boards closed to `userId` are left out), its page (`pages`: the key reads pages;
+ * spaces closed to `userId` are left out) and its meeting (`meetings`: the key reads meetings; folders of no team of
+ * `teamIds` and other people's personal meetings are left out, as the meeting lists leave them). Built by the
+ * activity feature (`activityReader`), never by hand.
+ */
 export interface ActivityFilter {
   workspaceId: string;
   userId: string;
   visibleProjectIds: string[] | null;
+  teamIds: string[];
+  pages: boolean;
+  meetings: boolean;
   since?: number | undefined;
   until?: number | undefined;
   projectId?: string | undefined;
