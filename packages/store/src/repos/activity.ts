@@ -43,8 +43,10 @@ function visible(db: Knex, f: ActivityFilter): Knex.QueryBuilder {
   if (f.pages) q.where((w) => w.whereNull('activity.space_id').orWhereNotIn('activity.space_id', closed('doc_spaces')));
   else q.whereNull('activity.doc_id');
   if (f.meetings) {
-    const open = visibleMeetings(db, f).select('meetings.id');
-    q.where((w) => w.whereNull('activity.meeting_id').orWhereIn('activity.meeting_id', open));
+    // A scalar subquery: probed by primary key for each entry that names a meeting (few), where EXISTS or IN would be
+    // planned as a hash of every meeting of the workspace the user may see, built for each page.
+    const open = visibleMeetings(db, f).whereRaw('meetings.id = activity.meeting_id').select(db.raw('true'));
+    q.where((w) => w.whereNull('activity.meeting_id').orWhereRaw('coalesce((?), false)', [open]));
   } else q.whereNull('activity.meeting_id');
   if (f.taskId !== undefined) q.where('activity.task_id', f.taskId);
   if (f.projectId !== undefined) q.where('activity.project_id', f.projectId);
