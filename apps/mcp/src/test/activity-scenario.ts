@@ -1,5 +1,5 @@
 import {
-  type Actor, comments, CreateCommentInput, CreateDocInput, CreateDocSpaceInput, CreateMeetingFolderInput, CreateMeetingInput, CreateTaskInput,
+  type Actor, AttachmentInput, comments, CreateCommentInput, CreateDocInput, CreateDocSpaceInput, CreateMeetingFolderInput, CreateMeetingInput, CreateTaskInput,
   type Deps, docs, keys, LogTimeInput, meetings, MoveTaskInput, people, projects, type Scope, SCOPES, tasks, TaskFromAgreementInput, time,
   UpdateDocInput, UpdateTaskInput,
 } from '@tt/domain';
@@ -64,6 +64,12 @@ export async function activityScenario(deps: Deps): Promise<ActivityScenario> {
   await tasks.updateTask(actor, child.key, UpdateTaskInput.parse({ parentId: null, priority: 'high' }), deps);
   await comments.addComment(actor, webTask.key, CreateCommentInput.parse({ text: 'A comment' }), deps);
   await time.logTime(actor, webTask.key, LogTimeInput.parse({ minutes: 5 }), deps);
+  // The operator's actions and a deletion, on the closed board: none of them for its non-members.
+  await tasks.addAttachment(secretTask.id, AttachmentInput.parse({ name: 'secret-plan.pdf', size: 10, type: 'application/pdf' }), deps);
+  await tasks.archiveTask(secretTask.id, true, deps);
+  await tasks.archiveTask(secretTask.id, false, deps);
+  const doomed = await task({ title: 'Deleted secret task', boardId: secretBoard.id });
+  await tasks.deleteTask(actor, doomed.key, deps);
 
   const openSpace = await docs.createSpace(ws.id, CreateDocSpaceInput.parse({ name: 'Specs', memberIds: null }), deps);
   const closedSpace = await docs.createSpace(ws.id, CreateDocSpaceInput.parse({ name: 'Board room', memberIds: [admin.id, notOnBoard.id, notInTeam.id] }), deps);
@@ -100,7 +106,7 @@ export async function activityScenario(deps: Deps): Promise<ActivityScenario> {
     restricted: { token: (await issue(admin.id, SCOPES, [web.id])).token, forbidden: [opsTask.id, opsTask.key, 'Ops only task', mOps.id, 'Ops meeting title'] },
     outsideBoard: {
       token: (await issue(notOnBoard.id, SCOPES)).token,
-      forbidden: [secretTask.id, secretTask.key, 'Secret board task', secretBoard.id, ...secretColumns, ...personal],
+      forbidden: [secretTask.id, secretTask.key, 'Secret board task', 'secret-plan.pdf', doomed.id, 'Deleted secret task', secretBoard.id, ...secretColumns, ...personal],
     },
     outsideSpace: { token: (await issue(notInSpace.id, SCOPES)).token, forbidden: [closedPage.id, 'Salaries page', ...personal] },
     outsideFolder: { token: (await issue(notInTeam.id, SCOPES)).token, forbidden: [mTeam.id, 'Team meeting title', ...personal] },
