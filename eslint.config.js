@@ -11,8 +11,9 @@ const DOMAIN_LAYERS = {
   keys: 1, versions: 1, idempotency: 1, webhooks: 1,
   people: 2, projects: 2, notifications: 2, oauth: 2,
   tasks: 3,
-  comments: 4, time: 4, docs: 4, meetings: 4, activity: 4,
-  automations: 5, context: 5,
+  comments: 4, time: 4, docs: 4, meetings: 4,
+  activity: 5, automations: 5,
+  context: 6,
 };
 const DOMAIN_IO = ['@tt/*', 'knex', 'pg', 'express', 'pino*', 'bullmq', 'ioredis', 'node:fs', 'node:http', 'node:net'];
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVITY_COUNT_CAP, activity, keys, oauth } from '@tt/domain';
 import type { McpServerHandle } from './index.js';
 import { register, seedWorkspace, signIn } from './oauth/test/flow.js';
+import { activityScenario, type ActivityScenario, namesForbidden, type ReaderName } from './test/activity-scenario.js';
 import { callTool as call, mcpFixture, type McpFixture } from './test/fixture.js';
 
 // PGlite is one connection: the tests of this file run one after another on one runtime.
@@ -136,5 +137,73 @@ describe('activity through MCP', () => {
     expect(md.text).toContain(`5 of more than ${ACTIVITY_COUNT_CAP} entries shown`);
     const json = await call(client, 'list_activity', { task: t.key, since: '2000-01-01', limit: 5, format: 'json' });
     expect(json.structuredContent).toMatchObject({ total: ACTIVITY_COUNT_CAP, totalCapped: true, shown: 5 });
+  });
+});
+
+// Issue 51: list_activity and get_task's history show an entry, and every id or title in its changes, only to a reader
+// who could read that object itself (the same scenario as REST's activity-visibility test).
+describe('list_activity shows only what the reader could read', () => {
+  let s: ActivityScenario;
+  beforeAll(async () => {
+    s = await activityScenario(fx.runtime.deps);
+  }, 120_000);
+
+  /** Every entry list_activity gives `reader`, `limit` at a time (JSON), checking that each page but the last is full. */
+  const feed = async (reader: ReaderName, args: Record<string, unknown> = {}, limit = 4) => {
+    const client = await fx.connect(s.readers[reader].token);
+    const entries: any[] = [];
+    let cursor: string | undefined;
+    let total = -1;
+    do {
+      const r = await call(client, 'list_activity', { ...args, limit, format: 'json', ...(cursor ? { cursor } : {}) });
+      expect(r.isError, r.text).toBeFalsy();
+      const page = r.structuredContent as any;
+      if (page.nextCursor) expect(page.entries).toHaveLength(limit);
+      total = page.total;
+      entries.push(...page.entries);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(entries).toHaveLength(total);
+    return entries;
+  };
+  const docIdsChanges = (entries: any[]) => entries.flatMap((e) => e.changes.filter((c: any) => c.field === 'docIds'));
+
+  it('a key without docs:read sees no page entry and no page id; without meetings:read no meeting entry', async () => {
+    const noDocs = await feed('noDocs');
+    expect(noDocs.filter((e) => e.doc !== null)).toEqual([]);
+    expect(docIdsChanges(noDocs)).toEqual([]);
+    expect((await feed('admin')).filter((e) => e.doc !== null).length).toBeGreaterThan(0);
+    const noMeetings = await feed('noMeetings');
+    expect(noMeetings.filter((e) => e.action === 'task.created_from_agreement')).toEqual([]);
+    const text = (await call(await fx.connect(s.readers.noMeetings.token), 'list_activity', { limit: 100 })).text;
+    expect(text).toContain('task.created');
+    expect(namesForbidden(s.readers.noMeetings, text)).toBeUndefined();
+  });
+
+  it("a project-restricted key sees no task of another project in a page's taskIds", async () => {
+    const created = (await feed('restricted')).find((e) => e.action === 'doc.created' && e.doc.id === s.ids.openPage);
+    expect(created.changes.find((c: any) => c.field === 'taskIds')).toEqual({ field: 'taskIds', from: [], to: [s.tasks.web.id, s.ids.secret] });
+  });
+
+  it("a member outside a closed doc space sees none of its pages in a task's docIds", async () => {
+    const entries = await feed('outsideSpace', { task: s.tasks.web.key });
+    expect(docIdsChanges(entries).map((c) => c.to)).toEqual([s.ids.openPage]);
+    expect(docIdsChanges(await feed('admin', { task: s.tasks.web.key })).map((c) => c.to)).toEqual([s.ids.closedPage, s.ids.openPage]);
+  });
+
+  it('walks every reader: neither list_activity (JSON and text) nor get_task history names an object the reader may not read', async () => {
+    for (const reader of Object.keys(s.readers) as ReaderName[]) {
+      const entries = await feed(reader, {}, 3);
+      expect(namesForbidden(s.readers[reader], entries), `${reader}: list_activity`).toBeUndefined();
+      const client = await fx.connect(s.readers[reader].token);
+      const text = (await call(client, 'list_activity', { limit: 100 })).text;
+      expect(namesForbidden(s.readers[reader], text), `${reader}: list_activity text`).toBeUndefined();
+      const deleted = new Set(entries.filter((e) => e.action === 'task.deleted').map((e) => e.task.key));
+      for (const key of new Set(entries.flatMap((e) => (e.task && !deleted.has(e.task.key) ? [e.task.key] : [])))) {
+        const r = await call(client, 'get_task', { task: key, sections: ['history'], format: 'json' });
+        expect(r.isError, r.text).toBeFalsy();
+        expect(namesForbidden(s.readers[reader], (r.structuredContent as any).history), `${reader}: get_task ${key} history`).toBeUndefined();
+      }
+    }
   });
 });

@@ -2,4 +2,5 @@
 export * from './schema.js';
 export * from './present.js';
 export * from './read.js';
+export * from './visibility.js';
 export * from './retention.js';

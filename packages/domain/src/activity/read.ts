@@ -1,15 +1,14 @@
 import {
-  type ActivityFilter, type ActivityRow, type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest, type PageResult, uncut,
+  type ActivityRow, type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, momentIn, type Page, type PageRequest, type PageResult, uncut,
 } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { resolveUser } from '../people/index.js';
 import { projectByRef } from '../projects/index.js';
 import { filterTaskId, visibleTask } from '../tasks/index.js';
 import { presentActivity, presentAudit } from './present.js';
+import { type ActivityNarrowing, readActivity } from './visibility.js';
 import { ACTIVITY_COUNT_CAP, type ActivityEntry, type ActivityPage, type ActivityQuery, type AuditEntry, type AuditQuery, type TaskActivityQuery } from './schema.js';
 
-/** What the key may read: its workspace and projects; the store leaves out boards and spaces closed to the user. */
-const seen = (actor: Actor): ActivityFilter => ({ workspaceId: actor.workspace.id, userId: actor.user.id, visibleProjectIds: actor.key.projectIds });
 const pageOf = (q: { limit: number; cursor?: string | undefined }): PageRequest => ({ limit: q.limit, after: decodeCursor(q.cursor) });
 /** An activity list's page: the count stops at ACTIVITY_COUNT_CAP (see there). */
 const activityPageOf = (q: { limit: number; cursor?: string | undefined }): PageRequest => ({ ...pageOf(q), countAtMost: ACTIVITY_COUNT_CAP });
@@ -21,7 +20,7 @@ const presentPage = (page: PageResult<ActivityRow>): ActivityPage => ({
 export async function taskActivity(actor: Actor, ref: string, query: TaskActivityQuery, deps: Deps): Promise<ActivityPage> {
   requireScope(actor, 'tasks:read');
   const task = await visibleTask(actor, ref, deps.store);
-  return presentPage(await deps.store.activity.list({ ...seen(actor), taskId: task.id }, activityPageOf(query)));
+  return presentPage(await readActivity(actor, { taskId: task.id }, activityPageOf(query), deps));
 }
 
 /**
@@ -36,17 +35,17 @@ export async function listActivity(actor: Actor, query: ActivityQuery, deps: Dep
 export async function listActivityPage(actor: Actor, query: ActivityQuery, deps: Deps): Promise<CutPage<ActivityPage>> {
   requireScope(actor, 'tasks:read');
   const tz = actor.workspace.timezone;
-  const filter: ActivityFilter = { ...seen(actor), since: momentIn(query.since, tz), until: momentIn(query.until, tz) };
+  const filter: ActivityNarrowing = { since: momentIn(query.since, tz), until: momentIn(query.until, tz) };
   if (query.projectId !== undefined) filter.projectId = (await projectByRef(actor, query.projectId, deps.store)).id;
   if (query.actorId !== undefined) filter.actorId = await resolveUser(actor, query.actorId, deps.store, { field: 'actorId' });
   if (query.taskId !== undefined) filter.taskId = await filterTaskId(actor, query.taskId, deps.store);
-  const page = await deps.store.activity.list(filter, activityPageOf(query));
+  const page = await readActivity(actor, filter, activityPageOf(query), deps);
   return cutPage(presentPage(page), page);
 }
 
 /** The latest `n` entries of a task the caller already found visible (get_task's history section). */
 export async function latestTaskActivity(actor: Actor, taskId: string, n: number, deps: Deps): Promise<ActivityEntry[]> {
-  const page = await deps.store.activity.list({ ...seen(actor), taskId }, { limit: n });
+  const page = await readActivity(actor, { taskId }, { limit: n }, deps);
   return page.rows.map(presentActivity);
 }
 

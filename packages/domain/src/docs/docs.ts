@@ -1,7 +1,7 @@
 import {
   type CutPage, cutPage, decodeCursor, type Deps, encodeCursor, htmlToMarkdown, invalid, missingRef, momentIn, notFound, type Page, type Repos, richText, uncut,
 } from '../shared/index.js';
-import { type Actor, requireScope } from '../keys/index.js';
+import { type Actor, hasScope, requireScope } from '../keys/index.js';
 import { filterTaskId, findVisibleTask, withVisibleTaskIds } from '../tasks/index.js';
 import { checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
 import { recordEvent } from '../webhooks/index.js';
@@ -36,6 +36,18 @@ async function visibleDoc(actor: Actor, id: string, repos: Repos): Promise<DocRe
   const doc = await repos.docs.get(actor.workspace.id, id);
   if (!doc || !(await visibleSpace(actor, doc.spaceId, repos))) throw notFound('Page');
   return doc;
+}
+
+/**
+ * Of pages named by id in another object (a task's history), those the key may open: it reads pages (docs:read) and
+ * the page's space is open to the user. Two queries however many ids; missing and closed ones are left out.
+ */
+export async function readablePageIds(actor: Actor, ids: Iterable<string>, repos: Repos): Promise<Set<string>> {
+  const wanted = [...new Set(ids)];
+  if (!wanted.length || !hasScope(actor, 'docs:read')) return new Set();
+  const pages = await repos.docs.byIds(actor.workspace.id, wanted);
+  const spaces = new Set((await repos.docSpaces.listVisible(actor.workspace.id, actor.user.id)).map((s) => s.id));
+  return new Set(pages.filter((p) => spaces.has(p.spaceId)).map((p) => p.id));
 }
 
 /** Task ids or keys of a write, each a task the actor may see. */

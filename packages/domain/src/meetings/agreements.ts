@@ -86,7 +86,7 @@ export async function createTaskFromAgreement(
     const task = await createTaskIn(actor, create, repos, deps);
     const next: MeetingSummaryRecord = { ...summary, actionItems: items.map((a, i) => (i === index ? { ...a, taskId: task.id } : a)) };
     await repos.meetings.recordAgreementTask(meeting.id, index, next);
-    const subject = { task: { id: task.id, key: task.key, projectId: task.projectId, boardId: task.boardId } };
+    const subject = { task: { id: task.id, key: task.key, projectId: task.projectId, boardId: task.boardId }, meeting: { id: meeting.id } };
     await recordActivity(repos, deps, actor, actor.workspace.id, subject, 'task.created_from_agreement', [
       { field: 'meeting', from: null, to: { id: meeting.id, title: meeting.title, agreement: index } },
     ]);

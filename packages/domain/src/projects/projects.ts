@@ -24,6 +24,21 @@ export async function visibleBoard(actor: Actor, id: string, deps: Deps): Promis
   return board;
 }
 
+/**
+ * The boards (with their columns) of `projectIds` the actor may see: none of a project hidden from the key, a closed
+ * board only to its members. One query however many projects.
+ */
+export async function visibleBoards(actor: Actor, projectIds: Iterable<string>, repos: Pick<Deps['store'], 'boards'>): Promise<BoardRecord[]> {
+  const ids = [...new Set(projectIds)].filter((p) => canSeeProject(actor, p));
+  const boards = ids.length ? await repos.boards.byProjects(actor.workspace.id, ids, actor.user.id) : [];
+  return boards.filter((b) => canSeeBoard(actor, b));
+}
+
+/** The ids of visibleBoards. */
+export async function visibleBoardIds(actor: Actor, projectIds: Iterable<string>, repos: Pick<Deps['store'], 'boards'>): Promise<Set<string>> {
+  return new Set((await visibleBoards(actor, projectIds, repos)).map((b) => b.id));
+}
+
 export async function listProjects(actor: Actor, input: { limit: number; cursor?: string | undefined }, deps: Deps): Promise<Page<Project>> {
   const page = await deps.store.projects.list(actor.workspace.id, actor.key.projectIds, { limit: input.limit, after: decodeCursor(input.cursor) });
   return { data: page.rows.map(presentProject), nextCursor: encodeCursor(page.next), total: page.total };

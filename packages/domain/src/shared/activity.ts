@@ -54,6 +54,8 @@ export interface ActivityRecord {
   taskId: string | null;
   taskKey: string | null;
   docId: string | null;
+  /** The meeting an entry is also about (task.created_from_agreement: the meeting whose agreement made the task). */
+  meetingId: string | null;
   action: string;
   changes: FieldChange[];
 }
@@ -64,11 +66,20 @@ export interface ActivityRow extends ActivityRecord {
   actorLogin: string | null;
 }
 
-/** What a reader may see (the key's projects; boards and spaces closed to `userId` are left out) and asked for. */
+/**
+ * What a reader may see and what it asked for. An entry is listed only when the reader may read what it is about:
+ * its task (the key's projects; boards closed to `userId` are left out), its page (`pages`: the key reads pages;
+ * spaces closed to `userId` are left out) and its meeting (`meetings`: the key reads meetings; folders of no team of
+ * `teamIds` and other people's personal meetings are left out, as the meeting lists leave them). Built by the
+ * activity feature (`activityReader`), never by hand.
+ */
 export interface ActivityFilter {
   workspaceId: string;
   userId: string;
   visibleProjectIds: string[] | null;
+  teamIds: string[];
+  pages: boolean;
+  meetings: boolean;
   since?: number | undefined;
   until?: number | undefined;
   projectId?: string | undefined;
@@ -129,7 +140,7 @@ export function viaOf(actor: ActingAs): Via {
 
 /** What an entry is about. */
 export type ActivitySubject =
-  | { task: { id: string; key: string; projectId: string; boardId: string } }
+  | { task: { id: string; key: string; projectId: string; boardId: string }; meeting?: { id: string } }
   | { doc: { id: string; spaceId: string } };
 
 /** Records one activity entry for `actor` (null: the operator) in the current transaction. */
@@ -166,6 +177,7 @@ export function activityEntry(
     taskId: 'task' in subject ? subject.task.id : null,
     taskKey: 'task' in subject ? subject.task.key : null,
     docId: 'doc' in subject ? subject.doc.id : null,
+    meetingId: 'task' in subject ? subject.meeting?.id ?? null : null,
     action, changes,
   };
 }

@@ -1,5 +1,6 @@
 import { DomainError, notFound, type Repos, withHint } from '../shared/index.js';
 import { type Actor, canSeeBoard, canSeeProject } from '../keys/index.js';
+import { visibleBoardIds } from '../projects/index.js';
 import type { TaskRecord, TaskView } from './ports.js';
 
 export const TASK_KEY = /^([A-Za-z][A-Za-z0-9]{0,9})-(\d{1,9})$/;
@@ -47,9 +48,7 @@ export async function visibleTasksById(actor: Actor, ids: Iterable<string>, repo
   const wanted = [...new Set(ids)];
   if (!wanted.length) return new Map();
   const rows = (await repos.tasks.byIds(actor.workspace.id, wanted)).filter((t) => canSeeProject(actor, t.projectId));
-  const projectIds = [...new Set(rows.map((t) => t.projectId))];
-  const boards = projectIds.length ? await repos.boards.byProjects(actor.workspace.id, projectIds, actor.user.id) : [];
-  const open = new Set(boards.filter((b) => canSeeBoard(actor, b)).map((b) => b.id));
+  const open = await visibleBoardIds(actor, rows.map((t) => t.projectId), repos);
   return new Map(rows.filter((t) => open.has(t.boardId)).map((t) => [t.id, t]));
 }
 

@@ -20,6 +20,7 @@ import * as ginPending from './018-gin-pending.js';
 import * as ginPendingPages from './019-gin-pending-pages.js';
 import * as assigneeCounts from './020-assignee-counts.js';
 import * as activeDue from './021-active-due.js';
+import * as activityMeeting from './022-activity-meeting.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '019-gin-pending-pages': ginPendingPages,
   '020-assignee-counts': assigneeCounts,
   '021-active-due': activeDue,
+  '022-activity-meeting': activityMeeting,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ActivityFilter, ActivityRecord, ActivityRow, AuditFilter, AuditRecord, Repos } from '@tt/domain';
 import { columnMap } from '../columns.js';
 import { pageNewestFirst } from '../util.js';
+import { visibleMeetings } from './meetings.js';
 
 type Row = Record<string, any>;
 
@@ -12,7 +13,7 @@ const jsonOut = (v: unknown) => JSON.stringify(v);
 const ACTIVITY = columnMap<ActivityRow>('activity', {
   id: 'id', workspaceId: 'workspace_id', at: { column: 'at', read: Number }, actorId: 'actor_id', channel: 'channel', keyId: 'key_id',
   clientName: 'client_name', automationId: 'automation_id', projectId: 'project_id', boardId: 'board_id', spaceId: 'space_id',
-  taskId: 'task_id', taskKey: 'task_key', docId: 'doc_id', action: 'action', changes: { column: 'changes', read: json, write: jsonOut },
+  taskId: 'task_id', taskKey: 'task_key', docId: 'doc_id', meetingId: 'meeting_id', action: 'action', changes: { column: 'changes', read: json, write: jsonOut },
   actorName: { column: 'actor_name', readOnly: true }, actorLogin: { column: 'actor_login', readOnly: true },
 });
 const ACTIVITY_SELECT = [...ACTIVITY.select(), 'users.name as actor_name', 'users.login as actor_login'];
@@ -24,8 +25,10 @@ const AUDIT = columnMap<AuditRecord>('audit_log', {
 });
 
 /**
- * The entries a reader may see: its workspace, its key's projects, and none of a board or space closed to the user.
- * A page's entries have no project; a task's have no space. The filters name columns of one index each.
+ * The entries a reader may see (ActivityFilter says which): its workspace, its key's projects, none of a board or
+ * space closed to the user, no page's without the right to read pages, no meeting's without the right to read
+ * meetings or of a meeting the user may not open. A page's entries have no project; a task's have no space. The
+ * filters name columns of one index each, or of the row the index finds: the page of entries is still one statement.
  */
 function visible(db: Knex, f: ActivityFilter): Knex.QueryBuilder {
   const q = db('activity').where('activity.workspace_id', f.workspaceId);
@@ -37,7 +40,14 @@ function visible(db: Knex, f: ActivityFilter): Knex.QueryBuilder {
   const closed = (table: string) =>
     db(table).select('id').where('workspace_id', f.workspaceId).whereNotNull('member_ids').whereRaw('not (? = any(member_ids))', [f.userId]);
   q.where((w) => w.whereNull('activity.board_id').orWhereNotIn('activity.board_id', closed('boards')));
-  q.where((w) => w.whereNull('activity.space_id').orWhereNotIn('activity.space_id', closed('doc_spaces')));
+  if (f.pages) q.where((w) => w.whereNull('activity.space_id').orWhereNotIn('activity.space_id', closed('doc_spaces')));
+  else q.whereNull('activity.doc_id');
+  if (f.meetings) {
+    // A scalar subquery: probed by primary key for each entry that names a meeting (few), where EXISTS or IN would be
+    // planned as a hash of every meeting of the workspace the user may see, built for each page.
+    const open = visibleMeetings(db, f).whereRaw('meetings.id = activity.meeting_id').select(db.raw('true'));
+    q.where((w) => w.whereNull('activity.meeting_id').orWhereRaw('coalesce((?), false)', [open]));
+  } else q.whereNull('activity.meeting_id');
   if (f.taskId !== undefined) q.where('activity.task_id', f.taskId);
   if (f.projectId !== undefined) q.where('activity.project_id', f.projectId);
   if (f.actorId !== undefined) q.where('activity.actor_id', f.actorId);

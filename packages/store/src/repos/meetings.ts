@@ -29,8 +29,11 @@ const openFolders = (db: Knex, workspaceId: string, teamIds: string[]) =>
     .where('workspace_id', workspaceId)
     .where((w) => w.whereRaw("team_ids = '{}'").orWhereRaw('team_ids && ?::text[]', [teamIds]));
 
-/** Meetings the user may see: in a visible folder, or their own personal ones; none of a project hidden from the key. */
-function visible(db: Knex, f: Pick<MeetingFilter, 'workspaceId' | 'userId' | 'teamIds' | 'visibleProjectIds'>): Knex.QueryBuilder {
+/**
+ * Meetings the user may see: in a visible folder, or their own personal ones; none of a project hidden from the key.
+ * The activity feed leaves out the entries of other meetings with it.
+ */
+export function visibleMeetings(db: Knex, f: Pick<MeetingFilter, 'workspaceId' | 'userId' | 'teamIds' | 'visibleProjectIds'>): Knex.QueryBuilder {
   const q = db('meetings')
     .where('meetings.workspace_id', f.workspaceId)
     .where((w) =>
@@ -81,7 +84,7 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
       return row ? MEETING.read(row) : undefined;
     },
     async list(f, page) {
-      const base = visible(db, f);
+      const base = visibleMeetings(db, f);
       if (f.folderId === 'personal') base.whereNull('meetings.folder_id').where('meetings.created_by', f.userId);
       else if (f.folderId) base.where('meetings.folder_id', f.folderId);
       if (f.projectId) base.where('meetings.project_id', f.projectId);
@@ -117,7 +120,7 @@ export function meetingRepo(db: Knex): Repos['meetings'] {
         .merge(['task_id']);
     },
     async agreementsForTask(taskId, f) {
-      const rows = await visible(db, f)
+      const rows = await visibleMeetings(db, f)
         .join('meeting_action_items as ai', 'ai.meeting_id', 'meetings.id')
         .where('ai.task_id', taskId)
         .orderBy([{ column: 'meetings.started_at', order: 'desc' }, { column: 'ai.position' }])
