@@ -4,6 +4,7 @@ import { startFaultProxy, type FaultProxy } from '../../../scripts/topology/faul
 import { databaseUnavailable, watchDatabase } from './availability.js';
 import { openDatabase } from './db.js';
 import { canCommit, DatabaseBusy, DeadlineExceeded, OutcomeUnknown, withDeadline } from './deadline.js';
+import { guardStatements } from './testing.js';
 
 /*
  * The request deadline's mechanics on real PostgreSQL behind a TCP proxy the test controls (slow, or silent without a
@@ -134,6 +135,26 @@ describe.skipIf(!PG)('request deadline on PostgreSQL through a faulty network', 
     expect(err).toBeInstanceOf(OutcomeUnknown);
     expect(databaseUnavailable(err)).toBeUndefined();
     expect(await direct(table).where({ id: 'unknown' })).toHaveLength(1);
+  });
+
+  it('guardStatements names a write that bypasses the rule (a connection queried directly), not one that goes through it', async () => {
+    const { db, table } = await throughProxy();
+    const guard = guardStatements();
+    cleanup.push(() => guard.stop());
+    const bypass = `insert into ${table} values ('bypass')`;
+    await withDeadline(3000, async () => {
+      await db(table).insert({ id: 'through' });
+      await db.transaction(async (trx) => void (await trx(table).insert({ id: 'through-trx' })));
+      const client = db.client as { acquireConnection(): Promise<{ query(sql: string): Promise<unknown> }>; releaseConnection(c: unknown): Promise<void> };
+      const connection = await client.acquireConnection();
+      try {
+        await connection.query(bypass);
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    });
+    expect(guard.seen()).toBeGreaterThan(4);
+    expect(guard.bypassed).toEqual([bypass]);
   });
 
   it('serves a brownout whose statements finish inside the deadline (slow is not down)', async () => {
