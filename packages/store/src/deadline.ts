@@ -154,10 +154,16 @@ export function canCommit(sql: string, inTransaction: boolean): boolean {
 }
 
 /**
- * Whether a statement's failure is the server's answer (an error it sent: the statement did not commit), rather than
- * a connection that broke or a reply that never came (its outcome is unknown).
+ * Whether a statement's failure is the server's answer for it (an error it sent: the statement did not commit), rather
+ * than a connection that broke, a reply that never came, or a session the server ended (FATAL, a connection or
+ * shutdown SQLSTATE: it may end a session right after a commit, before the commit's answer went out); those leave the
+ * outcome unknown.
  */
-const answeredByServer = (err: unknown): boolean => typeof (err as { severity?: unknown } | null)?.severity === 'string';
+function answeredByServer(err: unknown): boolean {
+  const e = err as { severity?: unknown; code?: unknown } | null;
+  if (typeof e?.severity !== 'string' || /^(FATAL|PANIC)$/.test(e.severity)) return false;
+  return !(typeof e.code === 'string' && /^(08|57P0)/.test(e.code));
+}
 /** pg refuses a statement on a connection already closed before sending anything. */
 const neverSent = (err: unknown): boolean => err instanceof Error && /not queryable/i.test(err.message);
 
