@@ -1,4 +1,5 @@
-export type FaultMode = 'pass' | 'hold' | 'drop' | { delayMs: number };
+/** `replies`: only what the server sends back is delayed (a statement reaches the server at once). */
+export type FaultMode = 'pass' | 'hold' | 'drop' | { delayMs: number; replies?: boolean };
 
 export interface FaultProxy {
   readonly port: number;

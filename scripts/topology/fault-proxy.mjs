@@ -2,6 +2,9 @@
 // network slow or silent without a reset, the ways databases usually fail in production.
 //   pass           forwards at once
 //   { delayMs }    forwards each chunk, in order, delayMs after it arrived (a brownout: every round trip is slower)
+//   { delayMs, replies: true }
+//                  delays only what the server sends back: a statement reaches the server (and may commit) at once,
+//                  its answer comes delayMs later
 //   hold           a blackhole that holds: connections stay open, new ones are accepted, nothing is forwarded; what
 //                  was sent meanwhile is delivered when the mode changes back (TCP retransmits it), unless the sender
 //                  reset its side first (then the kernel dropped it, and the proxy drops it and closes the other side)
@@ -16,7 +19,7 @@ import net from 'node:net';
  */
 export async function startFaultProxy(target, o = {}) {
   const host = target.host ?? '127.0.0.1';
-  /** @type {'pass' | 'hold' | 'drop' | { delayMs: number }} */
+  /** @type {'pass' | 'hold' | 'drop' | { delayMs: number, replies?: boolean }} */
   let mode = 'pass';
   /** @type {Set<Pipe>} */
   const pipes = new Set();
@@ -31,6 +34,10 @@ export async function startFaultProxy(target, o = {}) {
       this.closed = false;
       /** @type {Array<{ to: net.Socket, data: Buffer }>} */
       this.held = [];
+      /** Chunks on their way (delay mode) to the server and to the client, in order. @type {Array<{ due: number, data: Buffer }>} */
+      this.up = [];
+      /** @type {Array<{ due: number, data: Buffer }>} */
+      this.down = [];
       pipes.add(this);
       const close = () => {
         if (this.closed) return;
@@ -54,14 +61,37 @@ export async function startFaultProxy(target, o = {}) {
       if (this.closed) return;
       if (mode === 'pass') {
         if (this.held.length) this.held.push({ to, data });
-        else to.write(data);
+        else this.send(to, data, 0);
       } else if (mode === 'hold') this.held.push({ to, data });
       else if (mode === 'drop') this.lost = true;
-      else {
-        const delayMs = mode.delayMs;
-        // Already on its way: delivered even if the sender has reset since (the reset follows it).
-        setTimeout(() => !to.destroyed && to.write(data), delayMs);
-      }
+      else if (mode.replies && to === this.upstream) {
+        if (this.held.length) this.held.push({ to, data });
+        else this.send(to, data, 0);
+      } else this.send(to, data, mode.delayMs);
+    }
+    /**
+     * Writes `data` to `to` after `delayMs`, never before what is still on its way to `to` (a chunk delayed before the
+     * mode changed back is not overtaken). Already on its way: delivered even if the sender has reset since (the
+     * reset follows it).
+     * @param {net.Socket} to @param {Buffer} data @param {number} delayMs
+     */
+    send(to, data, delayMs) {
+      const queue = to === this.upstream ? this.up : this.down;
+      if (!delayMs && !queue.length) return void to.write(data);
+      queue.push({ due: Date.now() + delayMs, data });
+      if (queue.length === 1) this.drain(to, queue);
+    }
+    /** @param {net.Socket} to @param {Array<{ due: number, data: Buffer }>} queue */
+    drain(to, queue) {
+      const next = queue[0];
+      if (!next) return;
+      setTimeout(() => {
+        while (queue.length && queue[0].due <= Date.now()) {
+          const { data } = /** @type {{ data: Buffer }} */ (queue.shift());
+          if (!to.destroyed) to.write(data);
+        }
+        this.drain(to, queue);
+      }, Math.max(0, next.due - Date.now()));
     }
     release() {
       if (this.closed) return;
@@ -70,7 +100,7 @@ export async function startFaultProxy(target, o = {}) {
         this.upstream.destroy();
         return;
       }
-      for (const { to, data } of this.held.splice(0)) to.write(data);
+      for (const { to, data } of this.held.splice(0)) this.send(to, data, 0);
     }
   }
 
@@ -82,7 +112,7 @@ export async function startFaultProxy(target, o = {}) {
   const port = /** @type {net.AddressInfo} */ (server.address()).port;
   return {
     port,
-    /** @param {'pass' | 'hold' | 'drop' | { delayMs: number }} next */
+    /** @param {'pass' | 'hold' | 'drop' | { delayMs: number, replies?: boolean }} next */
     set(next) {
       mode = next;
       if (next === 'pass' || typeof next === 'object') for (const p of [...pipes]) p.release();

@@ -1,7 +1,7 @@
 import type { CallToolResult as SdkCallToolResult, McpServer, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@tt/http';
+import { isOutcomeUnknown, isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@tt/http';
 import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import { errorText } from './answer/error-text.js';
 import { humanIssues } from './issues.js';
@@ -60,6 +60,10 @@ const fail = (text: string, args?: unknown): CallToolResult => ({ isError: true,
  */
 export function errorResult(e: unknown, ctx: ToolContext, tool: string, args?: unknown): CallToolResult {
   if (e instanceof DomainError) return fail(`${e.code}: ${e.message}`, args);
+  if (isOutcomeUnknown(e)) {
+    ctx.log.warn({ err: (e as Error).message, tool }, 'tool call outcome unknown');
+    return fail(`outcome_unknown: the database did not answer in time whether the change was saved; it may have been. Call ${tool} again with the same requestId (if it takes one) to get its answer, or read the object before changing it again`);
+  }
   if (isUnavailable(e)) return fail(`service_unavailable: ${UNAVAILABLE_MESSAGE}; call ${tool} again then (with the same requestId, if it takes one, so that a change saved before the failure is not made twice)`);
   ctx.log.error({ err: e, tool }, 'tool failed');
   const ref = ctx.requestId ? `; request id ${ctx.requestId}` : '';

@@ -22,6 +22,8 @@ export const BaseConfigShape = {
   /** Requests waiting for a pooled connection at most (the next get 503 at once), and the brownout threshold. */
   DATABASE_MAX_WAITING: z.coerce.number().int().min(0).optional(),
   DATABASE_SLOW_MS: z.coerce.number().int().min(1).optional(),
+  /** How long past the deadline the answer of a write already sent is waited for, ms. */
+  DATABASE_OUTCOME_GRACE_MS: z.coerce.number().int().min(0).optional(),
   /** A request's deadline, ms: database work past it is abandoned and the request answers 503 (0 = none). */
   REQUEST_DEADLINE_MS: z.coerce.number().int().min(0).max(120_000).optional(),
   /** A Redis command not answered within this many ms fails (the rate limit falls back). */

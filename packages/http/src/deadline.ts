@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { RETRY_AFTER_UNAVAILABLE_S } from '@tt/domain';
 import { withDeadline } from '@tt/store';
-import { UNAVAILABLE_MESSAGE } from './errors.js';
+import { OUTCOME_UNKNOWN_MESSAGE, UNAVAILABLE_MESSAGE } from './errors.js';
 
 /** REQUEST_DEADLINE_MS's default: a request's database work is abandoned after this long and it answers 503. */
 export const DEFAULT_REQUEST_DEADLINE_MS = 5000;
@@ -29,9 +29,11 @@ export interface RequestDeadlineOptions {
  * A deadline per request. Every statement the request runs (its transaction included) is bounded by it on the client
  * side (the store's `withDeadline`): one that cannot finish in time is abandoned with its connection, no statement
  * starts after it (so a write past it is rolled back, never committed later), and the error answers 503
- * `service_unavailable` with Retry-After, as a database outage does. A request that still has no answer
- * `DEADLINE_GRACE_MS` after its deadline (it waits on something else) is answered 503 here, unless its COMMIT is on
- * its way (the statement's own timeout ends that wait): an answer given then must be the commit's outcome.
+ * `service_unavailable` with Retry-After, as a database outage does. A write already sent is the exception: its
+ * outcome is waited for past the deadline, within the store's grace, and answered (a late 201, or 504
+ * `outcome_unknown` when it never came). A request that still has no answer `DEADLINE_GRACE_MS` after its deadline
+ * (it waits on something else) is answered 503 here, unless a write of it is on its way or was answered late (then
+ * once the grace is over too, and 504 `outcome_unknown`: it may have committed).
  *
  * Mount it after the body parser: the rest of the request runs inside its deadline's context.
  */
@@ -43,15 +45,31 @@ export function requestDeadline(o: RequestDeadlineOptions = {}): RequestHandler 
     const end = res.end.bind(res) as (body: string) => Response;
     withDeadline(ms, (deadline) => {
       let timedOut = false;
-      const timer = setTimeout(() => {
-        if (res.headersSent || res.writableEnded || deadline.committing) return;
+      let timer: NodeJS.Timeout;
+      const check = () => {
+        if (res.headersSent || res.writableEnded) return;
+        // A write on its way, or one answered after the deadline: its outcome is the answer, until the grace ends.
+        const waits = deadline.committing || deadline.extended;
+        const until = deadline.outcomeBy + DEADLINE_GRACE_MS;
+        if (waits && Date.now() < until) {
+          timer = setTimeout(check, until - Date.now());
+          timer.unref();
+          return;
+        }
         timedOut = true;
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        if (waits) {
+          res.statusCode = 504;
+          end(JSON.stringify({ error: { code: 'outcome_unknown', message: OUTCOME_UNKNOWN_MESSAGE } }));
+          req.log?.warn({ deadlineMs: ms }, 'request answered 504 outcome_unknown after its deadline and grace');
+          return;
+        }
         res.statusCode = 503;
         res.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE_S));
-        res.setHeader('content-type', 'application/json; charset=utf-8');
         end(JSON.stringify({ error: { code: 'service_unavailable', message: UNAVAILABLE_MESSAGE } }));
         req.log?.warn({ deadlineMs: ms }, 'request answered 503 at its deadline');
-      }, ms + DEADLINE_GRACE_MS);
+      };
+      timer = setTimeout(check, ms + DEADLINE_GRACE_MS);
       timer.unref();
       res.once('close', () => {
         clearTimeout(timer);

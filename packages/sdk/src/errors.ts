@@ -31,12 +31,13 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   422: 'rejected',
   429: 'rate_limited',
   503: 'service_unavailable',
+  504: 'outcome_unknown',
 };
 
 const KNOWN_CODES = new Set<string>([
   'invalid_request', 'unauthorized', 'invalid_key', 'key_expired', 'insufficient_scope', 'forbidden', 'ip_not_allowed',
   'api_disabled', 'plan_required', 'not_found', 'archived', 'rejected', 'rate_limited', 'internal',
-  'idempotency_key_reused', 'idempotency_conflict', 'precondition_failed', 'service_unavailable',
+  'idempotency_key_reused', 'idempotency_conflict', 'precondition_failed', 'service_unavailable', 'outcome_unknown',
 ] satisfies ErrorCode[]);
 
 export interface ApiErrorInit {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { onSlowStatement, slowStatementMs } from './deadline.js';
+import { onSlowStatement, outcomeUnknown, slowStatementMs } from './deadline.js';
 
 /** Socket errors of a database that is stopped, restarting or out of reach. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
@@ -26,6 +26,8 @@ const OWN_CODES = new Set(['TT_DEADLINE', 'TT_DB_BUSY']);
  */
 export function databaseUnavailable(err: unknown, depth = 0): string | undefined {
   if (!err || typeof err !== 'object' || depth > 4) return undefined;
+  // A write whose outcome is unknown may have committed: never the 503 that says nothing was written.
+  if (outcomeUnknown(err)) return undefined;
   const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
   const message = typeof e.message === 'string' ? e.message.split('\n')[0]! : '';
   if (typeof e.code === 'string' && (SOCKET_CODES.has(e.code) || OWN_CODES.has(e.code))) return message || e.code;

@@ -3,7 +3,7 @@ import knexFactory, { type Knex } from 'knex';
 import type { PGlite } from '@electric-sql/pglite';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
-import { installDeadline } from './deadline.js';
+import { installDeadline, OUTCOME_GRACE_MS } from './deadline.js';
 import { migrationSource } from './migrations/index.js';
 
 // Epoch-ms timestamps and sums live in bigint columns; they fit a JS number.
@@ -56,6 +56,8 @@ export interface DatabaseOptions {
   maxWaiting?: number;
   /** A statement slower than this (ms) means a brownout to the outage watch; default from DATABASE_SLOW_MS or 250. */
   slowMs?: number;
+  /** How long after a request's deadline a write's answer is waited for (ms); default from DATABASE_OUTCOME_GRACE_MS or 5000. */
+  outcomeGraceMs?: number;
 }
 
 /** The DATABASE_* settings of the connection factory, as the environment gives them (checked at start by each app's config). */
@@ -66,13 +68,14 @@ export interface DatabaseSettings {
   preparedStatements: boolean;
   maxWaiting: number;
   slowMs: number;
+  outcomeGraceMs: number;
 }
 
-export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = { connectTimeoutMs: 3000, acquireTimeoutMs: 5000, statementTimeoutMs: 15_000, preparedStatements: true, maxWaiting: 100, slowMs: 250 };
+export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = { connectTimeoutMs: 3000, acquireTimeoutMs: 5000, statementTimeoutMs: 15_000, preparedStatements: true, maxWaiting: 100, slowMs: 250, outcomeGraceMs: OUTCOME_GRACE_MS };
 
 const intOr = (value: string | undefined, fallback: number): number => (value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : fallback);
 
-/** DATABASE_CONNECT_TIMEOUT_MS, DATABASE_ACQUIRE_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_PREPARED_STATEMENTS, DATABASE_MAX_WAITING, DATABASE_SLOW_MS. */
+/** DATABASE_CONNECT_TIMEOUT_MS, DATABASE_ACQUIRE_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_PREPARED_STATEMENTS, DATABASE_MAX_WAITING, DATABASE_SLOW_MS, DATABASE_OUTCOME_GRACE_MS. */
 export function databaseSettings(env: NodeJS.ProcessEnv = process.env): DatabaseSettings {
   const d = DEFAULT_DATABASE_SETTINGS;
   const prepared = env.DATABASE_PREPARED_STATEMENTS?.trim().toLowerCase();
@@ -83,6 +86,7 @@ export function databaseSettings(env: NodeJS.ProcessEnv = process.env): Database
     preparedStatements: !(prepared === 'false' || prepared === '0'),
     maxWaiting: intOr(env.DATABASE_MAX_WAITING, d.maxWaiting),
     slowMs: intOr(env.DATABASE_SLOW_MS, d.slowMs),
+    outcomeGraceMs: intOr(env.DATABASE_OUTCOME_GRACE_MS, d.outcomeGraceMs),
   };
 }
 
@@ -104,7 +108,7 @@ const SESSION = '-c jit=off -c max_parallel_workers_per_gather=0';
 export function openDatabase(opts: DatabaseOptions): Knex {
   const env = databaseSettings();
   const db = connect(opts, env);
-  installDeadline(db, { maxWaiting: opts.maxWaiting ?? env.maxWaiting, slowMs: opts.slowMs ?? env.slowMs });
+  installDeadline(db, { maxWaiting: opts.maxWaiting ?? env.maxWaiting, slowMs: opts.slowMs ?? env.slowMs, outcomeGraceMs: opts.outcomeGraceMs ?? env.outcomeGraceMs });
   return db;
 }
 

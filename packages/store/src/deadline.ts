@@ -13,6 +13,29 @@ export class DeadlineExceeded extends Error {
   }
 }
 
+/**
+ * A statement that can commit (a COMMIT, or a write outside a transaction) was sent, and its answer did not come back
+ * within the request's deadline and the grace after it (or its connection broke before it did): it may have
+ * committed or not. Never an unavailable database's 503, which says that nothing was written: 504 `outcome_unknown`.
+ */
+export class OutcomeUnknown extends Error {
+  override readonly name = 'OutcomeUnknown';
+  readonly code = 'TT_OUTCOME_UNKNOWN';
+  constructor(readonly reason: string) {
+    super(`the outcome of a write is unknown: ${reason}`);
+  }
+}
+
+/** Whether an error says a write's outcome is unknown (OutcomeUnknown, or an error caused by one). */
+export function outcomeUnknown(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 4) return false;
+  if ((err as { code?: unknown }).code === 'TT_OUTCOME_UNKNOWN') return true;
+  return outcomeUnknown((err as { cause?: unknown }).cause, depth + 1);
+}
+
+/** How long after a request's deadline the answer of a statement that can commit is waited for, by default (ms). */
+export const OUTCOME_GRACE_MS = 5000;
+
 /** Too many requests already wait for a database connection: the next ones are refused at once (503), not queued. */
 export class DatabaseBusy extends Error {
   override readonly name = 'DatabaseBusy';
@@ -26,8 +49,23 @@ export class DatabaseBusy extends Error {
 export interface Deadline {
   /** Epoch ms by which the request's database work must be done. */
   readonly at: number;
-  /** True while a COMMIT of the request is on its way: a late answer must not be given instead of its outcome. */
-  committing: boolean;
+  /**
+   * True while a statement of the request that can commit (a COMMIT, a write outside a transaction) is on its way: no
+   * answer may be given instead of its outcome.
+   */
+  readonly committing: boolean;
+  /** Statements that can commit on their way. */
+  commits: number;
+  /**
+   * Epoch ms until which the outcome of a statement that can commit is waited for: the deadline plus the grace, once
+   * such a statement was sent (0 before).
+   */
+  outcomeBy: number;
+  /**
+   * Set when such a statement's outcome came after the deadline: the rest of the request (answering that outcome)
+   * runs until `outcomeBy`, not `at`.
+   */
+  extended: boolean;
   /** Set once the request was answered normally: work it left behind (a background job) runs without the deadline. */
   settled: boolean;
   /** The longest round trip of the request's statements so far, ms: a COMMIT with less time left is not sent. */
@@ -41,7 +79,12 @@ const current = new AsyncLocalStorage<Deadline>();
  * thenable that `fn` returns (a Knex query builder runs when awaited) is started inside the deadline too.
  */
 export function withDeadline<T>(ms: number, fn: (deadline: Deadline) => T): T {
-  const deadline: Deadline = { at: Date.now() + ms, committing: false, settled: false, slowestMs: 0 };
+  const deadline: Deadline = {
+    at: Date.now() + ms, commits: 0, outcomeBy: 0, extended: false, settled: false, slowestMs: 0,
+    get committing() {
+      return this.commits > 0;
+    },
+  };
   return current.run(deadline, () => {
     const r = fn(deadline) as unknown;
     if (r instanceof Promise || !r || typeof (r as { then?: unknown }).then !== 'function') return r as T;
@@ -63,6 +106,8 @@ export interface DeadlineOptions {
   maxWaiting?: number | undefined;
   /** A statement slower than this (ms) is reported to the slow listeners (the outage watch's brownout). */
   slowMs?: number | undefined;
+  /** How long after the deadline the answer of a statement that can commit is waited for (ms; OUTCOME_GRACE_MS). */
+  outcomeGraceMs?: number | undefined;
 }
 
 interface PgConnection {
@@ -72,6 +117,7 @@ interface PgConnection {
 
 interface Hooks {
   slowMs: number;
+  outcomeGraceMs: number;
   slow: Set<(ms: number, err?: unknown) => void>;
 }
 const HOOKS = Symbol('tt.deadline');
@@ -90,6 +136,47 @@ function discard(connection: PgConnection, why: string): void {
 }
 
 const isReadTimeout = (err: unknown): boolean => err instanceof Error && err.message === 'Query read timeout';
+
+const COMMIT = /^\s*commit\b/i;
+/** Statements that only read, unless a word below says they write (a data-modifying CTE, SELECT ... FOR UPDATE). */
+const READS = /^\s*(select|with|values|table|show|explain)\b/i;
+const WRITES = /\b(insert|update|delete|merge|truncate|copy)\b/i;
+
+/**
+ * Whether a statement can commit a write: a COMMIT, or outside a transaction (where each statement commits alone)
+ * anything but a plain read. Inside a transaction nothing but its COMMIT commits. When in doubt, yes: a read taken
+ * for a write only waits for its answer a little longer at a deadline.
+ */
+export function canCommit(sql: string, inTransaction: boolean): boolean {
+  if (COMMIT.test(sql)) return true;
+  if (inTransaction) return false;
+  return !READS.test(sql) || WRITES.test(sql);
+}
+
+/**
+ * Whether a statement's failure is the server's answer for it (an error it sent: the statement did not commit), rather
+ * than a connection that broke, a reply that never came, or a session the server ended (FATAL, a connection or
+ * shutdown SQLSTATE: it may end a session right after a commit, before the commit's answer went out); those leave the
+ * outcome unknown.
+ */
+function answeredByServer(err: unknown): boolean {
+  const e = err as { severity?: unknown; code?: unknown } | null;
+  if (typeof e?.severity !== 'string' || /^(FATAL|PANIC)$/.test(e.severity)) return false;
+  return !(typeof e.code === 'string' && /^(08|57P0)/.test(e.code));
+}
+/** pg refuses a statement on a connection already closed before sending anything. */
+const neverSent = (err: unknown): boolean => err instanceof Error && /not queryable/i.test(err.message);
+
+/** A statement that can commit has its outcome: one fewer on its way; heard after the deadline, the request answers it. */
+function settled(d: Deadline): void {
+  d.commits--;
+  if (Date.now() > d.at) d.extended = true;
+}
+
+/** True only while the deadline's own `_query` hands a statement to pg (what `guardStatements` checks in tests). */
+let handing = false;
+/** Whether a statement pg is sending now was handed over by the deadline's `_query` (tests: nothing bypasses the rule). */
+export const handedByDeadline = (): boolean => handing;
 
 /**
  * Puts a request's deadline (`withDeadline`) on the database work of `db`, on the client side, so it holds whatever
@@ -114,7 +201,7 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
   }
   const client = db.client as unknown as Client;
   if (client.config[HOOKS]) return;
-  const hooks: Hooks = { slowMs: o.slowMs ?? 250, slow: new Set() };
+  const hooks: Hooks = { slowMs: o.slowMs ?? 250, outcomeGraceMs: o.outcomeGraceMs ?? OUTCOME_GRACE_MS, slow: new Set() };
   // On the shared config: a transaction's client is a fresh object of the client's class that shares only the config.
   client.config[HOOKS] = hooks;
   const pg = client.config.client === 'pg';
@@ -137,7 +224,9 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
           return r;
         });
       }
-      const left = d.at - Date.now();
+      const now = Date.now();
+      // A request that heard a write's outcome after its deadline has until the end of the grace to answer it.
+      const left = (d.extended ? d.outcomeBy : d.at) - now;
       const rollback = /^\s*rollback\b/i.test(obj.sql);
       if (left <= 0) {
         // PGlite's one connection cannot be discarded: its ROLLBACK runs, so the next request finds no open transaction.
@@ -148,16 +237,23 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
         if (rollback) return Promise.resolve(Object.assign(obj, { response: { command: 'ROLLBACK', rows: [], rowCount: 0, fields: [] } }));
         return Promise.reject(new DeadlineExceeded());
       }
-      const commit = /^\s*commit\b/i.test(obj.sql);
-      // A COMMIT whose answer cannot come back in time, judging by the request's slowest statement, is not sent: the
-      // transaction is rolled back (its connection discarded) and the request answers 503 knowing nothing committed,
-      // rather than leaving the outcome to a reply that would arrive after its 503.
-      if (commit && pg && left < d.slowestMs) {
-        discard(connection, 'request deadline exceeded');
-        return Promise.reject(new DeadlineExceeded('a transaction that could not commit in time'));
+      const commit = COMMIT.test(obj.sql);
+      // The one rule for writes: a statement that can commit (a COMMIT, a write outside a transaction) is either not
+      // sent, and the request may answer 503 knowing nothing committed, or sent, and then its outcome is the answer.
+      const commits = canCommit(obj.sql, (this as { transacting?: boolean }).transacting === true);
+      // Not sent when its answer cannot come back in time, judging by the request's slowest statement: a transaction is
+      // rolled back (its connection discarded), a write outside one is simply not made.
+      if (commits && pg && left < d.slowestMs) {
+        if (commit) discard(connection, 'request deadline exceeded');
+        return Promise.reject(new DeadlineExceeded(commit ? 'a transaction that could not commit in time' : 'a write that could not be answered in time'));
       }
-      if (commit) d.committing = true;
-      const started = Date.now();
+      // Sent: its answer is waited for past the deadline, until the grace ends; meanwhile no answer is given instead.
+      if (commits) {
+        d.commits++;
+        d.outcomeBy = Math.max(d.outcomeBy, d.at + hooks.outcomeGraceMs);
+      }
+      const limit = commits ? d.outcomeBy - now : left;
+      const started = now;
       // The statement's own timer: when it expires, the answer is looked for once more after the loop has read its
       // sockets (setImmediate runs after the poll phase), so an answer that came in time but was not read yet (a busy
       // process) is not taken for a silent database; only then is the connection reset, which fails the statement.
@@ -169,16 +265,26 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
               setImmediate(() => {
                 if (done) return;
                 expired = true;
-                discard(connection, 'request deadline exceeded');
+                discard(connection, commits ? 'no outcome within the grace' : 'request deadline exceeded');
               }),
-            left,
+            limit,
           )
         : undefined;
-      return query().then(
+      let sent: Promise<unknown>;
+      handing = true;
+      try {
+        sent = query();
+      } catch (err) {
+        sent = Promise.reject(err);
+      } finally {
+        handing = false;
+      }
+      return sent.then(
         (r) => {
           done = true;
           clearTimeout(timer);
           const ms = Date.now() - started;
+          if (commits) settled(d);
           if (ms > d.slowestMs) d.slowestMs = ms;
           if (ms > hooks.slowMs) for (const fn of hooks.slow) fn(ms);
           return r;
@@ -186,7 +292,17 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
         (err: unknown) => {
           done = true;
           clearTimeout(timer);
-          if (commit) d.committing = false;
+          if (commits) settled(d);
+          // A write sent whose answer never came (the grace ended, or its connection broke first): it may have
+          // committed, so it is never a 503. Its connection is not used again.
+          if (commits && pg && !answeredByServer(err) && !neverSent(err)) {
+            discard(connection, 'outcome unknown');
+            const unknown = new OutcomeUnknown(expired || isReadTimeout(err)
+              ? `no answer within the request's deadline and ${hooks.outcomeGraceMs} ms after it`
+              : `its connection failed before the answer came (${err instanceof Error ? err.message : String(err)})`);
+            for (const fn of hooks.slow) fn(Date.now() - started, unknown);
+            throw unknown;
+          }
           if (expired || isReadTimeout(err)) {
             discard(connection, 'request deadline exceeded');
             if (rollback) return Object.assign(obj, { response: { command: 'ROLLBACK', rows: [], rowCount: 0, fields: [] } });

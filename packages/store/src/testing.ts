@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
 import { migrate, openDatabase } from './db.js';
+import { activeDeadline, canCommit, handedByDeadline } from './deadline.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -149,4 +151,28 @@ export async function openTestDatabase(): Promise<{ db: Knex; close(): Promise<v
       await dropTestDatabase(url);
     },
   };
+}
+
+/**
+ * Watches every statement pg sends under a request's deadline and lists those that can commit (a write, a COMMIT) but
+ * did not come through the deadline's `_query`, the one place that decides whether such a statement may be abandoned
+ * (so that a write answered 503 never commits). A write path that bypasses it (a connection's own `query`, a client
+ * or pool of its own) shows up here; a read that does (the outage watch's `select 1` probe) commits nothing and does
+ * not. PostgreSQL only. Returns the bypassing statements, how many statements were seen, and the stop.
+ */
+export function guardStatements(): { bypassed: string[]; seen(): number; stop(): void } {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const own = proto.query;
+  const bypassed: string[] = [];
+  let seen = 0;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    if (activeDeadline()) {
+      seen++;
+      const q = args[0] as string | { text?: string };
+      const text = typeof q === 'string' ? q : String(q?.text);
+      if (!handedByDeadline() && canCommit(text, false)) bypassed.push(text);
+    }
+    return own.apply(this, args);
+  };
+  return { bypassed, seen: () => seen, stop: () => void (proto.query = own) };
 }

@@ -35,9 +35,15 @@ export interface TestWorkspace {
 
 let counter = 0;
 
+export interface HarnessOptions {
+  /** The URL the API connects to, given the fresh database's (PostgreSQL only): a fault proxy in front of it, say. */
+  databaseUrl?: (url: string) => string;
+}
+
 /** Starts the API on a fresh database (PGlite in memory, or a PostgreSQL clone with TEST_DATABASE_URL). */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const { databaseUrl, pglite, drop } = await createTestDatabase();
+export async function startHarness(env: Record<string, string> = {}, o: HarnessOptions = {}): Promise<Harness> {
+  const { databaseUrl: own, pglite, drop } = await createTestDatabase();
+  const databaseUrl = own && o.databaseUrl ? o.databaseUrl(own) : own;
   // A high limit by default so suites that send many requests are not throttled; the rate-limit tests set their own.
   const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-operator-token-123456', RATE_LIMIT_PER_MINUTE: '100000', ...env });
   const runtime = await createRuntime({

@@ -22,6 +22,7 @@ describe('ERROR_STATUS', () => {
       rate_limited: 429,
       internal: 500,
       service_unavailable: 503,
+      outcome_unknown: 504,
     });
   });
 

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   service_unavailable: 503,
+  outcome_unknown: 504,
 } as const;
 
 /** Seconds a client is told to wait (`Retry-After`) before retrying a `service_unavailable` answer. */
