@@ -49,17 +49,36 @@ const round1 = (x) => Math.round(x * 10) / 10;
 
 // ---------------------------------------------------------------- the mcp process, with V8's GC trace on its stdout
 
-/** GC events of the process, from --trace-gc-nvp lines: scavenges' promoted bytes, full collections' live heap. */
+/**
+ * GC events of the process, from --trace-gc-nvp lines (name=value pairs up to Node.js 24, a JSON object after "GC:" on
+ * 26): scavenges' promoted bytes, full collections' live heap.
+ */
 const gc = { promoted: 0, scavenges: 0, liveAfterFull: [], fulls: 0 };
 function readGcTrace(line) {
-  if (!line.includes('pause=')) return;
-  const kind = / gc=(\w+)/.exec(line)?.[1];
-  const promoted = / promoted=(\d+)/.exec(line);
-  if (promoted) gc.promoted += Number(promoted[1]);
+  let kind;
+  let promoted;
+  let after;
+  const json = line.indexOf('GC: {');
+  if (json >= 0) {
+    let e;
+    try {
+      e = JSON.parse(line.slice(json + 4));
+    } catch {
+      return;
+    }
+    kind = e.gc;
+    promoted = e.promoted;
+    after = e.end_object_size ?? e.total_size_after;
+  } else {
+    if (!line.includes('pause=')) return;
+    kind = / gc=(\w+)/.exec(line)?.[1];
+    promoted = Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
+    after = Number(/ total_size_after=(\d+)/.exec(line)?.[1] ?? NaN);
+  }
+  if (typeof promoted === 'number' && Number.isFinite(promoted)) gc.promoted += promoted;
   if (kind === 's') gc.scavenges++;
   if (kind === 'mc' || kind === 'mmc') {
-    const after = / total_size_after=(\d+)/.exec(line);
-    if (after) gc.liveAfterFull.push({ t: Date.now(), bytes: Number(after[1]) });
+    if (Number.isFinite(after)) gc.liveAfterFull.push({ t: Date.now(), bytes: after });
     gc.fulls++;
   }
 }
