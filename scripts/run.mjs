@@ -3,7 +3,7 @@
 // upper bound here or in `engines`): pnpm comes through npx.
 import { spawnSync } from 'node:child_process';
 
-const PNPM = ['-y', 'pnpm@9.15.9'];
+const PNPM = ['-y', 'pnpm@12.21.0'];
 const run = (args, env = {}) => {
   const r = spawnSync('npx', [...PNPM, ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.status !== 0) process.exit(r.status ?? 1);
