@@ -139,9 +139,10 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       return entry;
     },
     async counts(): Promise<QueueCounts> {
-      const c = await (await queue()).getJobCounts('waiting', 'prioritized', 'paused', 'active', 'delayed', 'failed', 'completed');
+      // BullMQ 6 has no 'paused' list: a paused queue's jobs stay in its wait list and count as waiting.
+      const c = await (await queue()).getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed');
       return {
-        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0),
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
         active: c.active ?? 0,
         delayed: c.delayed ?? 0,
         failed: c.failed ?? 0,
