@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The README's two commands: `npm start` and `npm test`. Needs only Node.js (20.10 or later, any newer version: no
+// The README's two commands: `npm start` and `npm test`. Needs only Node.js (20.19 or later, any newer version: no
 // upper bound here or in `engines`): pnpm comes through npx.
 import { spawnSync } from 'node:child_process';
 
