@@ -13,7 +13,7 @@ export const NODE_RELEASES = {
 
 /**
  * The lines .ci/run runs the test suite on besides the machine's own Node.js (20, the oldest one `engines`
- * allows: `>=20.10`, which `npm start` and `npm test` keep working on).
+ * allows: `>=20.19`, which `npm start` and `npm test` keep working on).
  */
 export const CI_NODE_VERSIONS = [24, 26];
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// The README's two commands: `npm start` and `npm test`. Needs only Node.js (20.10 or later, any newer version: no
+// The README's two commands: `npm start` and `npm test`. Needs only Node.js (20.19 or later, any newer version: no
 // upper bound here or in `engines`): pnpm comes through npx.
 import { spawnSync } from 'node:child_process';
 
-const PNPM = ['-y', 'pnpm@9.15.9'];
+const PNPM = ['-y', 'pnpm@12.21.0'];
 const run = (args, env = {}) => {
   const r = spawnSync('npx', [...PNPM, ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.status !== 0) process.exit(r.status ?? 1);

@@ -17,7 +17,7 @@ const ENTRY = path.join(ROOT, 'apps/api/dist/embedded.js');
 const TIMEOUT_MS = 120_000;
 const node = process.argv[2] ?? process.execPath;
 if (!existsSync(ENTRY)) {
-  console.error(`start-check: ${path.relative(ROOT, ENTRY)} is missing; build first (npx -y pnpm@9.15.9 run build)`);
+  console.error(`start-check: ${path.relative(ROOT, ENTRY)} is missing; build first (npx -y pnpm@12.21.0 run build)`);
   process.exit(2);
 }
 

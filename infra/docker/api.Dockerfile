@@ -9,7 +9,7 @@ ARG NODE_IMAGE=node:26-alpine
 FROM ${NODE_IMAGE} AS build
 ENV PNPM_HOME=/pnpm CI=true
 ENV PATH=$PNPM_HOME:$PATH
-RUN npm install -g pnpm@9.15.9 && pnpm config set store-dir /pnpm/store
+RUN npm install -g pnpm@12.21.0 && pnpm config set store-dir /pnpm/store
 WORKDIR /repo
 # The lockfile alone decides the download layer, so it stays cached until dependencies change.
 COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./

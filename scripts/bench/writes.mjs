@@ -171,8 +171,8 @@ function baselineBuild(ref) {
       for (const pick of PICKS) run('git', ['cherry-pick', '--no-commit', pick], root);
     }
     console.log(`baseline ${sha}${PICKS.length ? ` + ${PICKS.join(', ')}` : ''}: installing (offline) and building the api and worker in ${root}`);
-    run('npx', ['-y', 'pnpm@9.15.9', 'install', '--frozen-lockfile', '--offline'], root);
-    run('npx', ['-y', 'pnpm@9.15.9', '--filter', '@tt/api', '--filter', '@tt/worker', 'run', 'build'], root);
+    run('npx', ['-y', 'pnpm@12.21.0', 'install', '--frozen-lockfile', '--offline'], root);
+    run('npx', ['-y', 'pnpm@12.21.0', '--filter', '@tt/api', '--filter', '@tt/worker', 'run', 'build'], root);
   }
   return {
     root,

@@ -7,7 +7,7 @@
 # (TEST_DATABASE_ADMIN_URL); the tests themselves go through PgBouncer.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PNPM="npx -y pnpm@9.15.9"
+PNPM="npx -y pnpm@12.21.0"
 PORT="${PGBOUNCER_PORT:-6432}"
 DIRECT="${PGBOUNCER_UPSTREAM_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 

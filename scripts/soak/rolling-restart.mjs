@@ -9,7 +9,7 @@
 // or doubled.
 //
 //   node scripts/soak/rolling-restart.mjs --rate 20
-//   (build first: npx -y pnpm@9.15.9 run build; --help for the options)
+//   (build first: npx -y pnpm@12.21.0 run build; --help for the options)
 /* global AbortSignal */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,7 +32,7 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log(`usage: node scripts/soak/rolling-restart.mjs [options]   (after npx -y pnpm@9.15.9 run build)
+  console.log(`usage: node scripts/soak/rolling-restart.mjs [options]   (after npx -y pnpm@12.21.0 run build)
   --rate R             requests per second during the whole run, open loop (20)
   --steady-seconds S   load before the first restart (10)
   --settle-seconds S   load after each restart before the next one (5)

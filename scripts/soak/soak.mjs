@@ -6,7 +6,7 @@
 // lost or duplicated notification or delivery.
 //
 //   node scripts/soak/soak.mjs --minutes 30 --rate 40
-//   (build first: npx -y pnpm@9.15.9 run build; --help for the options)
+//   (build first: npx -y pnpm@12.21.0 run build; --help for the options)
 import { clearInterval, setInterval as every } from 'node:timers';
 import { parseArgs } from 'node:util';
 import {
@@ -28,7 +28,7 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log(`usage: node scripts/soak/soak.mjs [options]   (after npx -y pnpm@9.15.9 run build)
+  console.log(`usage: node scripts/soak/soak.mjs [options]   (after npx -y pnpm@12.21.0 run build)
   --minutes M          length of the load (30)
   --rate R             requests per second, open loop (40)
   --warmup-minutes W   minutes left out of the RSS comparison (default: 2, at most a fifth of the run)

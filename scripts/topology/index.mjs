@@ -61,7 +61,7 @@ export async function createDatabase(adminUrl, name = `tt_test_topology_${random
 
 function spawnNode(name, entry, env, onLog) {
   const file = path.join(ROOT, entry);
-  if (!existsSync(file)) throw new Error(`${file} is missing: build first (npx -y pnpm@9.15.9 run build)`);
+  if (!existsSync(file)) throw new Error(`${file} is missing: build first (npx -y pnpm@12.21.0 run build)`);
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail = [];
   const onData = (stream) => {

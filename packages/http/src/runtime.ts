@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Deps, JobSignal } from '@tt/domain';
-import { type ChangeFeedHandle, createJobSystem, createLocalChangeFeed, createRedisChangeFeed, createWebhookPorts, DEFAULT_PREFIX, type JobSystem } from '@tt/jobs';
+import { type ChangeFeedHandle, createJobSystem, createLocalChangeFeed, createRedisChangeFeed, createWebhookPorts, DEFAULT_PREFIX, type JobSystem, redisRetryStrategy } from '@tt/jobs';
 import { createStore, type DatabaseOptions, type DatabaseWatch, isPglite, migrate, newId, openDatabase, startMaintenance, watchDatabase, withDeadline, withoutDeadline } from '@tt/store';
 import { webhookDeliveries } from './metrics.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
@@ -75,7 +75,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const database = isPglite(db) ? undefined : watchDatabase(db, o.logger);
   // A Redis that stops answering without closing the connection fails each command after commandTimeout instead of
   // holding the request (the rate limit then falls back to its per-process budget).
-  const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, commandTimeout: redisCommandTimeoutMs() }) : undefined;
+  const redis = o.redisUrl ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, commandTimeout: redisCommandTimeoutMs(), retryStrategy: redisRetryStrategy }) : undefined;
   redis?.on('error', (err) => o.logger.warn({ err: err.message }, 'redis error'));
   // Connect before serving, so the first requests already share the Redis budget.
   if (redis) await redis.connect().catch((err: Error) => o.logger.error({ err: err.message }, 'redis unreachable at start'));

@@ -2,6 +2,7 @@ import { Queue, Worker, type Job, type MinimalJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, handlerBackoff, QUEUE_NAME, retryOf } from './catalog.js';
 import type { FailedJob, JobQueue, Log, QueueCounts, RetryResult } from './queue.js';
+import { redisRetryStrategy } from './redis-retry.js';
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -40,6 +41,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
   const socketTimeout = o.socketTimeoutMs ?? QUEUE_SOCKET_TIMEOUT_MS;
   const producer = new Redis(o.redisUrl, {
     maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: o.commandTimeoutMs ?? QUEUE_COMMAND_TIMEOUT_MS, socketTimeout,
+    retryStrategy: redisRetryStrategy,
   });
   producer.on('error', (err) => o.log.debug({ err: err.message }, 'queue redis error'));
   // The BullMQ Queue is made once the connection is up. A Queue that starts initializing on a connection that
@@ -100,7 +102,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       // once that connection is up, for the same reason as the Queue above: one made on a connection that never
       // comes up rejects its init after close() and would take the process down.
       // No command timeout (BullMQ's blocking waits and retries need none), but a silent connection is reopened.
-      const connection = new Redis(o.redisUrl, { maxRetriesPerRequest: null, socketTimeout });
+      const connection = new Redis(o.redisUrl, { maxRetriesPerRequest: null, socketTimeout, retryStrategy: redisRetryStrategy });
       connection.on('error', (err) => o.log.debug({ err: err.message }, 'worker redis error'));
       const lockDuration = opts.lockDurationMs ?? 30_000;
       let worker: Worker | undefined;
@@ -139,9 +141,10 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       return entry;
     },
     async counts(): Promise<QueueCounts> {
-      const c = await (await queue()).getJobCounts('waiting', 'prioritized', 'paused', 'active', 'delayed', 'failed', 'completed');
+      // BullMQ 6 has no 'paused' list: a paused queue's jobs stay in its wait list and count as waiting.
+      const c = await (await queue()).getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed');
       return {
-        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0),
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
         active: c.active ?? 0,
         delayed: c.delayed ?? 0,
         failed: c.failed ?? 0,

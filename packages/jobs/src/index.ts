@@ -2,6 +2,7 @@ export * from './catalog.js';
 export * from './queue.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export { createBullQueue, type BullQueueOptions } from './bullmq-queue.js';
+export { redisRetryStrategy } from './redis-retry.js';
 export { createOutboxRelay, outboxJobId, outboxRowId, type OutboxRelay, type RelayOptions } from './relay.js';
 export { createProcessor, handleJob } from './handlers.js';
 export { createJobSystem, type JobStats, type JobSystem, type JobSystemOptions, type StartOptions } from './system.js';

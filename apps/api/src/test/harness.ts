@@ -62,7 +62,7 @@ export async function startHarness(env: Record<string, string> = {}, o: HarnessO
     }
     const res = await fetch(base + path, { method, headers: h, body: payload });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -48,7 +48,7 @@ async function checkScope(workspaceId: string, events: WebhookEventType[], proje
  * receiver's path or query often carries a token of its own. Never the signing secret.
  */
 const auditOf = (w: Pick<WebhookRecord, 'url' | 'events' | 'projectIds' | 'active'>) => {
-  let origin = '';
+  let origin: string;
   try {
     origin = new URL(w.url).origin;
   } catch {
