@@ -69,7 +69,7 @@ const cleanups = [];
 
 function startApi(name, databaseUrl, port, adminToken) {
   const file = path.join(ROOT, 'apps/api/dist/main.js');
-  if (!existsSync(file)) throw new Error(`${file} is missing: build first (npx -y pnpm@9.15.9 run build)`);
+  if (!existsSync(file)) throw new Error(`${file} is missing: build first (npx -y pnpm@12.21.0 run build)`);
   const env = {
     ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: adminToken,
     MIGRATE_ON_START: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', SHUTDOWN_DRAIN_MS: '0',
