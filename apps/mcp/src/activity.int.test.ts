@@ -106,6 +106,38 @@ describe('activity through MCP', () => {
     expect((await call(client, 'get_task', { task: key })).text).not.toContain('## History');
   });
 
+  it("one clock: get_task (comments, history) and list_activity show the same event at the same time, in the workspace's zone with its offset", async () => {
+    const client = await fx.connect(seed.full.token);
+    const made = await call(client, 'create_task', { title: 'Clocked', project: 'WEB' });
+    const key = (made.structuredContent as any).key as string;
+    expect((await call(client, 'add_comment', { task: key, text: 'What time is it?' })).isError).toBeFalsy();
+    // The seed's workspace is in Europe/Moscow: UTC+3 all year.
+    const moscow = (ms: number) => `${new Date(ms + 3 * 3_600_000).toISOString().slice(0, 16).replace('T', ' ')} +03:00`;
+    const entries = await history(key);
+    const commented = entries.find((e) => e.action === 'comment.created')!;
+    const created = entries.find((e) => e.action === 'task.created')!;
+    // A table row's first cell, for the row of an action.
+    const when = (text: string, action: string) => text.split('\n').find((l) => l.startsWith('| ') && l.includes(` | ${action} | `))?.split(' | ')[0]!.slice(2);
+
+    const task = await call(client, 'get_task', { task: key, sections: ['comments', 'history'] });
+    expect(task.isError, task.text).toBeFalsy();
+    const listed = await call(client, 'list_activity', { task: key, since: '2000-01-01' });
+    expect(listed.isError, listed.text).toBeFalsy();
+    for (const e of [commented, created]) {
+      expect(when(task.text, e.action)).toBe(moscow(e.at));
+      expect(when(listed.text, e.action)).toBe(moscow(e.at));
+    }
+    const json = await call(client, 'get_task', { task: key, sections: ['comments'], format: 'json' });
+    const comment = (json.structuredContent as any).commentList[0];
+    expect(task.text).toContain(`at ${moscow(comment.createdAt)}`);
+    expect(task.text).toMatch(/\*\*Created \/ updated:\*\* \d{4}-\d{2}-\d{2} \d{2}:\d{2} \+03:00 \/ \d{4}-\d{2}-\d{2} \d{2}:\d{2} \+03:00/);
+    // Structured content keeps epoch milliseconds, for programs.
+    expect(typeof comment.createdAt).toBe('number');
+    const one = await call(client, 'get_task', { task: key, commentId: comment.id });
+    expect(one.text).toContain(`at ${moscow(comment.createdAt)}`);
+    expect(`${task.text}${listed.text}${one.text}`).not.toContain('UTC');
+  });
+
   it('search_tasks takes createdSince and createdBefore', async () => {
     const client = await fx.connect(seed.full.token);
     const before = Date.now();

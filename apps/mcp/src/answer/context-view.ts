@@ -104,8 +104,8 @@ function properties(v: View): string[] {
     `- **Assignees:** ${t.assigneeIds.length ? t.assigneeIds.map((id) => at(v, id)).join(', ') : 'none'}; **reporter:** ${at(v, t.reporterId)}`,
     `- **Due date:** ${t.dueDate ?? 'none'}`,
     `- **Parent:** ${v.parent ? `${v.parent.key} ${fenceInline('title', v.parent.title, { id: v.parent.id })}` : 'none'}`,
-    `- **Archived:** ${t.archivedAt === null ? 'no' : `yes, ${when(t.archivedAt)}`}`,
-    `- **Created / updated:** ${when(t.createdAt)} / ${when(t.updatedAt)}`,
+    `- **Archived:** ${t.archivedAt === null ? 'no' : `yes, ${when(t.archivedAt, v.timezone)}`}`,
+    `- **Created / updated:** ${when(t.createdAt, v.timezone)} / ${when(t.updatedAt, v.timezone)}`,
     '', fenceLines('names', names, { id: t.id }),
   ];
 }
@@ -127,7 +127,7 @@ export function renderTaskView(v: View, cuts: Cuts = NO_CUTS, offset = 0): { tex
   if (v.comments) {
     const c = v.comments;
     const blocks = comments.map(({ row: cm, piece: p }) => {
-      const head = `### Comment ${cm.id} by ${at(v, cm.authorId)} at ${when(cm.createdAt)}${cm.replyTo ? `, in reply to ${cm.replyTo}` : ''}`;
+      const head = `### Comment ${cm.id} by ${at(v, cm.authorId)} at ${when(cm.createdAt, v.timezone)}${cm.replyTo ? `, in reply to ${cm.replyTo}` : ''}`;
       const note = p.nextOffset !== null ? `\n${cutNote(t.key, p, cm.id)}` : '';
       return `${head}\n\n${fence('comment', p.text, { id: cm.id, author: at(v, cm.authorId) })}${note}\n`;
     });
@@ -174,7 +174,7 @@ function rest(v: View): string[] {
     if (!v.history.length) out.push('_No recorded changes._');
     else {
       out.push(fenceTable(['When', 'Who', 'Via', 'Action', 'Changes'], v.history.map((e) => [
-        when(e.at), e.actor ? `@${e.actor.login}` : 'operator', [e.via.channel, e.via.clientName].filter(Boolean).join(', '), e.action,
+        when(e.at, v.timezone), e.actor ? `@${e.actor.login}` : 'operator', [e.via.channel, e.via.clientName].filter(Boolean).join(', '), e.action,
         e.changes.map((c) => changeLine(c, 100)).join('; '),
       ])));
     }

@@ -1,4 +1,4 @@
-import type { Deps, Task, TaskSummary, UserRecord } from '@tt/domain';
+import { type Deps, type Task, type TaskSummary, type UserRecord, wallClock } from '@tt/domain';
 import { fenceLines, fenceTableWithin, plain } from './untrusted.js';
 
 /** Compact Markdown for agents: one line per list item, keys and ids always shown so they can be passed back. */
@@ -78,4 +78,5 @@ export const taskData = (t: TaskSummary, logins: Logins) => ({
   updatedAt: t.updatedAt,
 });
 
-export const when = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
+/** A moment in a text answer: the workspace's wall-clock time with its offset (`2026-11-28 17:06 +01:00`), as everywhere. */
+export const when = (ms: number | null, timezone: string): string => (ms === null ? '-' : wallClock(ms, timezone));

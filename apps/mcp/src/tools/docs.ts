@@ -114,7 +114,7 @@ export const getDoc = defineTool({
     };
     const text = () => [
       `# Page ${page.id}`, '', `Title: ${fenceInline('doc-title', page.title, { id: page.id })}`,
-      `Space ${page.spaceId}${page.parentId ? `, under ${page.parentId}` : ''}; updated ${when(page.updatedAt)}; ` +
+      `Space ${page.spaceId}${page.parentId ? `, under ${page.parentId}` : ''}; updated ${when(page.updatedAt, actor.workspace.timezone)}; ` +
         `linked tasks: ${tasks.length ? tasks.map((t) => t.key).join(', ') : 'none'}`,
       '', `## Content (characters ${args.offset}-${args.offset + chunk.length} of ${markdown.length})`, '',
       chunk ? fence('page', chunk, { id: page.id, author: page.authorId }) : '_Empty._',

@@ -50,7 +50,7 @@ export const listMeetings = defineTool({
     const render = (page: typeof read) => {
       const lines = page.data.map(
         (m) =>
-          `- ${m.id} — ${when(m.startedAt)}, ${status(m.status)}${m.hasSummary ? ', summary' : ''}${m.transcriptReady ? ', transcript' : ''}: ` +
+          `- ${m.id} — ${when(m.startedAt, actor.workspace.timezone)}, ${status(m.status)}${m.hasSummary ? ', summary' : ''}${m.transcriptReady ? ', transcript' : ''}: ` +
           fenceInline('meeting-title', m.title, { id: m.id }),
       );
       return page.data.length ? ['Meetings, newest first:', ...lines, '', pageNote(page.data.length, page.total, 'meeting', page.nextCursor)].join('\n') : 'No meetings match.';
@@ -111,7 +111,7 @@ export const getMeeting = defineTool({
     const agreements = items.map((a, index) => ({ index, text: a.text, owner: a.owner, due: a.due, taskId: a.taskId, taskKey: a.taskId ? (keys.get(a.taskId) ?? null) : null }));
     const out: string[] = [
       `# Meeting ${m.id}`, '', `Title: ${fenceInline('meeting-title', m.title, { id: m.id })}`,
-      `- **When:** ${when(m.startedAt)}${m.endedAt ? ` to ${when(m.endedAt)}` : ''}; folder ${m.folderId ?? 'none'}; project ${m.projectId ?? 'none'}`, '',
+      `- **When:** ${when(m.startedAt, actor.workspace.timezone)}${m.endedAt ? ` to ${when(m.endedAt, actor.workspace.timezone)}` : ''}; folder ${m.folderId ?? 'none'}; project ${m.projectId ?? 'none'}`, '',
       // Status and link come from the recorder's import, participants are names: one block for the short strings.
       fenceLines('names', [
         `Status: ${m.status}`, `Participants (${m.participants.length}): ${m.participants.length ? m.participants.map(plain).join(', ') : 'none'}`,

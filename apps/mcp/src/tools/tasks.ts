@@ -231,7 +231,7 @@ async function readComment(actor: Actor, ref: string, commentId: string, offset:
     const index = { format, id: task.id, key: task.key, commentId: comment.id, offset, length: p.length, nextOffset: p.nextOffset };
     const data = { ...index, comment: { id: comment.id, author: author?.login ?? null, replyTo: comment.replyTo, createdAt: comment.createdAt, text: p.text } };
     const text = () => [
-      `# ${task.key} (id ${task.id}): comment ${comment.id} by ${by} at ${when(comment.createdAt)}${comment.replyTo ? `, in reply to ${comment.replyTo}` : ''}`,
+      `# ${task.key} (id ${task.id}): comment ${comment.id} by ${by} at ${when(comment.createdAt, actor.workspace.timezone)}${comment.replyTo ? `, in reply to ${comment.replyTo}` : ''}`,
       '', `## Comment (characters ${offset}-${offset + p.text.length} of ${p.length})`, '',
       p.text ? fence('comment', p.text, { id: comment.id, author: by }) : `_Nothing after character ${offset}: the comment has ${p.length}._`,
       '', p.nextOffset !== null ? cutNote(task.key, p, comment.id) : 'End of the comment.',

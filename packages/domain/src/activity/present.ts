@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import type { ActivityRow, AuditRecord } from '../shared/index.js';
 import type { ActivityEntry, AuditEntry } from './schema.js';
 
@@ -28,9 +27,6 @@ export function presentAudit(r: AuditRecord): AuditEntry {
     details: r.details,
   };
 }
-
-/** An entry's moment as the workspace's wall-clock time, `YYYY-MM-DD HH:mm` (for text answers). */
-export const wallClock = (at: number, timezone: string): string => DateTime.fromMillis(at, { zone: timezone }).toFormat('yyyy-LL-dd HH:mm');
 
 /** A change as one short line: `field: from → to`, values as compact JSON, each at most `max` characters. */
 export function changeLine(c: { field: string; from: unknown; to: unknown }, max = 200): string {

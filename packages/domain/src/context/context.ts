@@ -27,7 +27,7 @@ export async function taskContext(actor: Actor, ref: string, deps: Deps): Promis
   const users = new Map((await repos.users.byIds(actor.workspace.id, [...userIds])).map((u) => [u.id, u]));
   const markdown = renderTaskContext({
     task, details, projectName: project?.name ?? '', boardName: board?.name ?? '', subtasks, parent,
-    comments, totalComments: total, users,
+    comments, totalComments: total, users, timezone: actor.workspace.timezone,
     docs,
     agreements,
   });

@@ -4,7 +4,7 @@ import type { UserRecord } from '../keys/index.js';
 import type { TaskDetails, TaskRecord } from '../tasks/index.js';
 import { type ContextInput, renderTaskContext } from './render.js';
 
-const T0 = Date.UTC(2026, 0, 2, 3, 4, 5); // 2026-01-02 03:04 UTC
+const T0 = Date.UTC(2026, 0, 2, 3, 4, 5); // 2026-01-02 03:04 UTC, 04:04 in Berlin (+01:00)
 
 const task = (over: Partial<TaskRecord> = {}): TaskRecord => ({
   id: 'task_1',
@@ -83,6 +83,7 @@ const input = (over: Partial<ContextInput> = {}): ContextInput => ({
     ['u_ann', user('u_ann', 'Ann Lee', 'ann')],
     ['u_bob', user('u_bob', 'Bob Smith', 'bob.smith')],
   ]),
+  timezone: 'Europe/Berlin',
   ...over,
 });
 
@@ -94,7 +95,7 @@ describe('renderTaskContext', () => {
     expect(md.endsWith('\n\n')).toBe(false);
   });
 
-  it('lists the properties with resolved users, hours and UTC times', () => {
+  it("lists the properties with resolved users, hours and times in the workspace's zone with its offset", () => {
     const md = renderTaskContext(input());
     for (const line of [
       '- **Id:** task_1',
@@ -113,8 +114,8 @@ describe('renderTaskContext', () => {
       '- **Time spent:** 0.28h',
       '- **Archived:** no',
       '- **Done at:** -',
-      '- **Created:** 2026-01-02 03:04 UTC',
-      '- **Updated:** 2026-01-02 04:04 UTC',
+      '- **Created:** 2026-01-02 04:04 +01:00',
+      '- **Updated:** 2026-01-02 05:04 +01:00',
     ]) {
       expect(md.split('\n'), line).toContain(line);
     }
@@ -133,13 +134,13 @@ describe('renderTaskContext', () => {
     expect(lines).toContain('- **Labels:** none');
     expect(lines).toContain('- **Due date:** none');
     expect(lines).toContain('- **Parent:** none');
-    expect(lines).toContain('- **Archived:** yes, 2026-01-02 03:04 UTC');
-    expect(lines).toContain('- **Done at:** 2026-01-02 03:04 UTC');
+    expect(lines).toContain('- **Archived:** yes, 2026-01-02 04:04 +01:00');
+    expect(lines).toContain('- **Done at:** 2026-01-02 04:04 +01:00');
   });
 
   it('converts the HTML description to Markdown', () => {
     const md = renderTaskContext(input());
-    expect(md).toContain('## Description\n\n## Steps\n\nOpen **login**\n\n-   type\n-   submit\n');
+    expect(md).toContain('## Description\n\n## Steps\n\nOpen **login**\n\n- type\n- submit\n');
     expect(md).not.toContain('<strong>');
   });
 
@@ -165,8 +166,8 @@ describe('renderTaskContext', () => {
   it('renders comments with ids, authors, times and replies', () => {
     const md = renderTaskContext(input());
     expect(md).toContain('## Discussion (2 of 5 comments, latest last)');
-    expect(md).toContain('### Comment cm_1 by Ann Lee (@ann) at 2026-01-02 03:04 UTC\n\nFirst look @bob\n');
-    expect(md).toContain('### Comment cm_2 by Bob Smith (@bob.smith) at 2026-01-02 03:05 UTC in reply to cm_1\n\nAgreed\n');
+    expect(md).toContain('### Comment cm_1 by Ann Lee (@ann) at 2026-01-02 04:04 +01:00\n\nFirst look @bob\n');
+    expect(md).toContain('### Comment cm_2 by Bob Smith (@bob.smith) at 2026-01-02 04:05 +01:00 in reply to cm_1\n\nAgreed\n');
     expect(md.indexOf('cm_1')).toBeLessThan(md.indexOf('cm_2'));
   });
 

@@ -1,4 +1,4 @@
-import { htmlToMarkdown } from '../shared/index.js';
+import { htmlToMarkdown, wallClock } from '../shared/index.js';
 import type { CommentRecord } from '../comments/index.js';
 import type { UserRecord } from '../keys/index.js';
 import type { TaskDetails, TaskRecord } from '../tasks/index.js';
@@ -13,6 +13,8 @@ export interface ContextInput {
   comments: CommentRecord[];
   totalComments: number;
   users: Map<string, UserRecord>;
+  /** The workspace's time zone: every time on the page is in it, with its offset. */
+  timezone: string;
   docs?: Array<{ id: string; title: string; markdown: string }> | undefined;
   agreements?: Array<{ meetingId: string; meetingTitle: string; day: string; text: string; owner: string; due: string | null }> | undefined;
 }
@@ -23,13 +25,12 @@ const who = (users: Map<string, UserRecord>, id: string | null): string => {
   return u ? `${u.name} (@${u.login})` : id;
 };
 
-const day = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
-
 const hours = (s: number): string => `${Math.round((s / 3600) * 100) / 100}h`;
 
 /** Renders everything an agent or a person needs about a task as one Markdown document. */
 export function renderTaskContext(c: ContextInput): string {
   const t = c.task;
+  const day = (ms: number | null): string => (ms === null ? '-' : wallClock(ms, c.timezone));
   const out: string[] = [];
   out.push(`# ${t.key}: ${t.title}`, '');
   out.push('## Properties', '');

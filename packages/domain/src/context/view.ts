@@ -35,6 +35,8 @@ export interface TaskParts {
   board: { id: string; name: string } | null;
   parent: TaskRecord | null;
   users: Map<string, UserRecord>;
+  /** The workspace's time zone: the times of a text answer are in it. */
+  timezone: string;
   description?: string;
   subtasks?: TaskRecord[];
   comments?: { rows: CommentRecord[]; total: number; nextCursor: string | null };
@@ -60,6 +62,7 @@ export async function taskView(actor: Actor, ref: string, o: TaskViewOptions, de
     board: board ? { id: board.id, name: board.name } : null,
     parent: task.parentId ? (related.get(task.parentId) ?? null) : null,
     users: new Map(),
+    timezone: actor.workspace.timezone,
   };
   if (want.has('description')) view.description = htmlToMarkdown(task.descriptionHtml);
   if (want.has('subtasks')) view.subtasks = details.subtaskIds.flatMap((id) => related.get(id) ?? []);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.js';
-import { dayBounds, dayOf, reportPeriod, today, weekday } from './period.js';
+import { dayBounds, dayOf, reportPeriod, today, wallClock, weekday } from './period.js';
 
 // 2026-11-30 22:30 UTC is already 2026-12-01 in Moscow (UTC+3).
 const LATE = Date.UTC(2026, 10, 30, 22, 30);
@@ -36,5 +36,19 @@ describe('days in a zone', () => {
 
   it('names weekdays', () => {
     expect(['2026-03-01', '2026-03-02', '2026-11-22'].map(weekday)).toEqual(['Sun', 'Mon', 'Sun']);
+  });
+});
+
+describe('wallClock', () => {
+  it("writes a moment in the zone's wall-clock time with the offset it has then", () => {
+    expect(wallClock(LATE, 'Europe/Moscow')).toBe('2026-12-01 01:30 +03:00');
+    expect(wallClock(Date.UTC(2026, 10, 28, 16, 6), 'Europe/Berlin')).toBe('2026-11-28 17:06 +01:00');
+    expect(wallClock(Date.UTC(2026, 6, 1, 16, 6), 'Europe/Berlin')).toBe('2026-07-01 18:06 +02:00');
+    expect(wallClock(Date.UTC(2026, 10, 28, 16, 6), 'America/St_Johns')).toBe('2026-11-28 12:36 -03:30');
+    expect(wallClock(LATE, 'UTC')).toBe('2026-11-30 22:30 +00:00');
+  });
+
+  it('falls back to UTC for a zone it does not know', () => {
+    expect(wallClock(LATE, 'Nowhere/Atlantis')).toBe('2026-11-30 22:30 +00:00');
   });
 });

@@ -1,6 +1,16 @@
 import { DateTime } from 'luxon';
 import { invalid } from './errors.js';
 
+/**
+ * A moment as every text answer shows it (MCP tools, prompts, resources, the context page): the workspace's wall-clock
+ * time with its offset, `2026-11-28 17:06 +01:00`, so the same event reads the same everywhere and needs no zone
+ * name to be placed. Structured data keeps epoch milliseconds. An unknown zone falls back to UTC.
+ */
+export function wallClock(at: number, timezone: string): string {
+  const t = DateTime.fromMillis(at, { zone: timezone });
+  return (t.isValid ? t : DateTime.fromMillis(at, { zone: 'UTC' })).toFormat('yyyy-LL-dd HH:mm ZZ');
+}
+
 /** Today's date (YYYY-MM-DD) in a time zone. */
 export function today(timezone: string, now: number): string {
   return DateTime.fromMillis(now, { zone: timezone }).toISODate()!;
