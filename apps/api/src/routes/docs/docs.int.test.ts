@@ -131,7 +131,7 @@ describe('pages', () => {
     const md = await h.call(ws.token, 'GET', `/docs/${d.id}?format=markdown`);
     expect(md.status).toBe(200);
     expect(md.headers.get('content-type')).toContain('text/markdown');
-    expect(md.text).toBe('# Guide\n\n## Steps\n\n-   one\n-   [two](https://x.test)\n');
+    expect(md.text).toBe('# Guide\n\n## Steps\n\n- one\n- [two](https://x.test)\n');
   });
 
   it('hides pages of closed spaces from non-members (404 and absent from lists)', async () => {
