@@ -191,6 +191,25 @@ describe('mcp', () => {
       expect(task.reporterId).toBe(alice.id);
     });
 
+    it('get_task shows an HTML table as a GFM table, and a Markdown description as it was written', async () => {
+      const client = await connect(fullKey);
+      const html = '<p>Fields:</p><table><thead><tr><th>Field</th><th>Type</th></tr></thead><tbody><tr><td>amount</td><td>integer</td></tr></tbody></table>';
+      const tabled = await tasks.createTask(actor, { title: 'Table task', projectId: project.id, description: html }, runtime.deps);
+      const got = await call(client, 'get_task', { task: tabled.key, sections: ['description'] });
+      expect(got.isError, got.text).toBeFalsy();
+      expect(got.text).toContain('Fields:\n\n| Field | Type |\n| --- | --- |\n| amount | integer |\n');
+
+      const md = [
+        '# Plan', '## 1. Scope', 'Some **bold** and *em* text with `code`, snake_case and [a link](https://x.test/a_b) [WIP].',
+        '- one\n  - inner\n- two', '1. first\n2. second', '| Field | Type |\n| --- | --- |\n| amount | integer |',
+        '```ts\nconst a = 1;\n```', '> quoted', '- [ ] todo\n- [x] done',
+      ].join('\n\n');
+      const made = await call(client, 'create_task', { title: 'Markdown shape', project: project.key, description: md });
+      expect(made.isError, made.text).toBeFalsy();
+      const back = await call(client, 'get_task', { task: (made.structuredContent as { key: string }).key, sections: ['description'], format: 'json' });
+      expect((back.structuredContent as { description: string }).description).toBe(md);
+    });
+
     it('create_task reports bad arguments as tool errors', async () => {
       const client = await connect(fullKey);
       const noPlace = await call(client, 'create_task', { title: 'Nowhere' });
