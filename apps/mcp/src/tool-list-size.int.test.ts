@@ -15,7 +15,7 @@ const WHOLE_AVERAGE = 1700;
 
 type Listed = { name: string; title?: string; description?: string; inputSchema: unknown; outputSchema?: unknown; annotations?: unknown };
 
-export function toolSizes(tools: Listed[]) {
+function toolSizes(tools: Listed[]) {
   return tools.map((t) => ({
     name: t.name,
     read: JSON.stringify({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }).length,
