@@ -56,7 +56,4 @@ export const requestIdArg = z
   .min(1)
   .max(IDEMPOTENCY_KEY_MAX)
   .optional()
-  .describe(
-    'Optional retry key (e.g. a UUID): calling again with the same requestId and the same arguments within 24 hours returns the first result ' +
-      'and creates nothing new; other arguments with it are refused',
-  );
+  .describe('Retry key: a repeat returns the first result');

@@ -5,7 +5,7 @@ import { isOutcomeUnknown, isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE
 import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import { errorText } from './answer/error-text.js';
 import { humanIssues } from './issues.js';
-import { toolJsonSchema } from './json-schema.js';
+import { listedAnnotations, toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './edge/session.js';
 import { contextOf } from './edge/context.js';
 
@@ -115,7 +115,7 @@ function listed(tool: ToolDef<Input>): Tool {
       description: tool.description,
       inputSchema: toolJsonSchema(tool.input, 'input') as Tool['inputSchema'],
       ...(tool.output ? { outputSchema: toolJsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
-      annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+      annotations: listedAnnotations(tool.annotations),
     };
     listedCache.set(tool, t);
   }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { activity, ActivityEntry, ActivityQuery, changeLine, wallClock } from '@tt/domain';
-import { answer, cuttable, fitPage, Format } from '../answer/answer.js';
+import { answer, cuttable, fitPage } from '../answer/answer.js';
 import { fenceTable } from '../answer/untrusted.js';
 import { defineTool, pageNote, validate } from '../tool.js';
+import { cursor, format, FormatOut, READ } from './args.js';
 
 /** The table of entries: who, when, through what, and each change (person-written values, so one fenced block). */
 function table(entries: readonly ActivityEntry[], timezone: string): string {
@@ -22,26 +23,22 @@ export const listActivity = defineTool({
   title: 'List activity',
   scope: 'tasks:read',
   toolset: 'tasks',
-  description:
-    'Who changed what and when, newest first: tasks created, fields changed (from → to), moves, comments, time, archive and ' +
-    'restore, pages. Answers "what changed since Monday in WEB" in one call. Filters: `since`/`until` (ISO 8601 or epoch ms; ' +
-    "without an offset, the workspace's time zone), `project` (key or id), `person` (login, id or `me`), `task` (key or id). " +
-    'Each entry says through what it came: rest, mcp (with the agent\'s name when it signed in with OAuth), worker (an automation) or operator.',
+  description: 'Who changed what and when, newest first: e.g. what changed since Monday.',
   input: z.strictObject({
-    since: z.string().min(1).max(40).optional().describe('From this moment (inclusive), e.g. 2026-11-23 or 2026-11-23T09:00'),
-    until: z.string().min(1).max(40).optional().describe('Before this moment'),
-    project: z.string().min(1).max(100).optional().describe('Project key (e.g. WEB) or id'),
+    since: z.string().min(1).max(40).optional().describe('ISO 8601 or epoch ms'),
+    until: z.string().min(1).max(40).optional().describe('ISO 8601 or epoch ms'),
+    project: z.string().min(1).max(100).optional().describe('Project key or id'),
     person: z.string().min(1).max(100).optional().describe('Who acted: login, id or `me`'),
-    task: z.string().min(1).max(100).optional().describe('Task key (e.g. WEB-12) or id'),
-    limit: z.number().int().min(1).max(100).default(50).describe('Entries per answer, 1 to 100 (default 50)'),
-    cursor: z.string().min(1).max(500).optional().describe('nextCursor of the previous answer'),
-    format: Format,
+    task: z.string().min(1).max(100).optional().describe('Task key or id'),
+    limit: z.number().int().min(1).max(100).default(50),
+    cursor: cursor(500),
+    format,
   }),
+  // Format markdown gives the entries' ids, format json the entries.
   output: z.object({
-    format: Format, total: z.number(), totalCapped: z.boolean(), shown: z.number(), nextCursor: z.string().nullable(),
-    ids: z.array(z.string()).optional(), entries: z.array(ActivityEntry).optional(),
+    format: FormatOut, total: z.number(), totalCapped: z.boolean(), shown: z.number(), nextCursor: z.string().nullable(), ids: z.array(z.string()).optional(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  annotations: READ,
   async run(args, { actor, deps }) {
     const base = { since: args.since, until: args.until, projectId: args.project, actorId: args.person, taskId: args.task, cursor: args.cursor };
     const tz = actor.workspace.timezone;

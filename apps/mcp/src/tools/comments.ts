@@ -12,13 +12,11 @@ export const addComment = defineTool({
   title: 'Add comment',
   scope: 'tasks:write',
   toolset: 'tasks',
-  description:
-    'Writes a comment on a task as you (the key user). Put results, answers and questions here: the task description is never changed by you. ' +
-    'Mention people as @login (they are notified); replyTo answers an earlier comment (ids are in get_task).',
+  description: 'Comments on a task: the place for your results and questions; @login notifies.',
   input: z.strictObject({
     task: taskRef,
-    text: CreateCommentInput.shape.text.describe('Comment text, plain text with line breaks, up to 20000 characters; mentions as @login'),
-    replyTo: z.string().min(1).max(100).optional().describe('Id of the comment answered (from get_task)'),
+    text: CreateCommentInput.shape.text.describe('Plain text'),
+    replyTo: z.string().min(1).max(100).optional().describe('Comment id answered'),
   }),
   output: z.object({ id: z.string(), taskId: z.string(), taskKey: z.string(), mentioned: z.array(z.string()) }),
   annotations: WRITE,

@@ -1,28 +1,22 @@
 import { z } from 'zod';
 import { people, SCOPES, today } from '@tt/domain';
-import { answer, done, Format, orNull } from '../answer/answer.js';
-import { FULL_SESSION, TOOLSETS } from '../edge/session.js';
+import { answer, done, orNull } from '../answer/answer.js';
+import { FULL_SESSION } from '../edge/session.js';
 import { defineTool, pageNote } from '../tool.js';
 import { fenceInline, fenceLines, fenceTable, plain } from '../answer/untrusted.js';
 
-const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
-const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');
+import { cursor, format, FormatOut, READ } from './args.js';
 
 export const whoami = defineTool({
   name: 'whoami',
   title: 'Who am I',
-  description:
-    "The key's user (you act as this user), the company, today's date and the workspace time zone (due dates and report days use it), " +
-    "the key's rights and projects, this session's narrowing (read-only, toolsets) and the request limit.",
+  description: "Who you act as, today's date and time zone, and the key's rights.",
   input: z.strictObject({}),
   output: z.object({
-    user: z.object({ id: z.string(), name: z.string(), login: z.string(), role: z.string(), isAdmin: z.boolean() }),
-    company: z.object({ id: z.string(), name: z.string() }),
-    key: z.object({ id: z.string(), scopes: z.array(z.string()), projectIds: z.array(z.string()).nullable() }),
-    rateLimitPerMinute: z.number(),
+    user: z.object({ id: z.string(), login: z.string() }),
+    key: z.object({ scopes: z.array(z.string()) }),
     today: z.string(),
     timezone: z.string(),
-    session: z.object({ readOnly: z.boolean(), toolsets: z.array(z.enum(TOOLSETS)).nullable() }),
   }),
   annotations: READ,
   async run(_args, { actor, deps, session = FULL_SESSION }) {
@@ -55,19 +49,14 @@ export const listUsers = defineTool({
   name: 'list_users',
   title: 'List users',
   toolset: 'people',
-  description: 'Company members: id, name, login and job title. Use a login or id wherever a tool takes a user; `me` is you.',
+  description: 'Company members with login, id and job title.',
   input: z.strictObject({
-    query: z.string().trim().min(1).max(200).optional().describe('Search text matched against name, login and job title'),
-    limit: z.number().int().min(1).max(100).default(50).describe('Users per page, 1-100 (default 50)'),
-    cursor,
-    format: Format,
+    query: z.string().trim().min(1).max(200).optional().describe('Name, login or job title'),
+    limit: z.number().int().min(1).max(100).default(50),
+    cursor: cursor(1000),
+    format,
   }),
-  output: z.object({
-    format: Format,
-    users: z.array(z.object({ id: z.string(), name: z.string(), login: z.string(), role: z.string(), isAdmin: z.boolean() })),
-    total: z.number(),
-    nextCursor: orNull(z.string()),
-  }),
+  output: z.object({ format: FormatOut, users: z.array(z.object({ id: z.string(), login: z.string() })), total: z.number(), nextCursor: orNull(z.string()) }),
   annotations: READ,
   async run(args, { actor, deps }) {
     const page = await people.listUsers(actor, { q: args.query, limit: args.limit, cursor: args.cursor }, deps);

@@ -1,34 +1,27 @@
 import { z } from 'zod';
 import { canSeeBoard, presentBoard, projects } from '@tt/domain';
-import { answer, Format, orNull } from '../answer/answer.js';
+import { answer, orNull } from '../answer/answer.js';
 import { defineTool, pageNote } from '../tool.js';
 import { fenceLines, plain } from '../answer/untrusted.js';
 
-const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
-const cursor = z.string().min(1).max(1000).optional().describe('nextCursor from the previous page of this tool; omit for the first page');
-
-const Column = z.object({ id: z.string(), name: z.string(), category: z.enum(['todo', 'progress', 'done']) });
+import { cursor, format, FormatOut, READ } from './args.js';
 
 export const listProjects = defineTool({
   name: 'list_projects',
   title: 'List projects',
   toolset: 'tasks',
-  description:
-    'Projects you can see, each with its boards and their columns in order (column id, name and category todo/progress/done). ' +
-    'Use the project key or id, board id and column id/name in other tools.',
+  description: 'Projects with their boards and columns (id, name, category).',
   input: z.strictObject({
-    limit: z.number().int().min(1).max(100).default(50).describe('Projects per page, 1-100 (default 50)'),
-    cursor,
-    format: Format,
+    limit: z.number().int().min(1).max(100).default(50),
+    cursor: cursor(1000),
+    format,
   }),
   output: z.object({
-    format: Format,
-    projects: z.array(
-      z.object({
-        id: z.string(), key: z.string(), name: z.string(), description: z.string(),
-        boards: z.array(z.object({ id: z.string(), name: z.string(), columns: z.array(Column) })),
-      }),
-    ),
+    format: FormatOut,
+    projects: z.array(z.object({
+      id: z.string(), key: z.string(),
+      boards: z.array(z.object({ id: z.string(), columns: z.array(z.object({ id: z.string(), category: z.string() })) })),
+    })),
     total: z.number(),
     nextCursor: orNull(z.string()),
   }),

@@ -7,18 +7,21 @@ import { defineTool, validate } from '../tool.js';
 import { requestIdArg, withRequestId } from '../request-id.js';
 
 /** Argument schemas come from the domain's, so MCP cannot drift from REST's limits. */
-export const taskRef = z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or task id');
+export const taskRef = z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or id');
 export const assignees = z
   .array(z.string().min(1).max(200))
   .max(50)
-  .describe('Assignees as logins, names, user ids or `me`; the first one holds the task');
-export const labels = CreateTaskInput.shape.labels.unwrap().describe('Labels; unknown labels are created');
+  .describe('Logins, names, ids or `me`; the first holds the task');
+export const labels = CreateTaskInput.shape.labels.unwrap().describe('Unknown labels are created');
 const checklist = CreateTaskInput.shape.checklist.unwrap();
-const pageIds = z.array(z.string().min(1).max(100)).max(100).describe('Documentation page ids (from list_docs) to link the task to; needs docs:write');
+const pageIds = z.array(z.string().min(1).max(100)).max(100).describe('Page ids to link; needs docs:write');
 export const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;
 
-/** What every task write returns: ids to chain on, and the task at a glance. */
-export const TaskWritten = z.object({ id: z.string(), key: z.string(), title: z.string(), status: z.string(), docIds: z.array(z.string()) });
+/**
+ * What every task write returns: ids to chain on, and the task at a glance (its title too, which the output schema
+ * leaves out: it lists what programs read).
+ */
+export const TaskWritten = z.object({ id: z.string(), key: z.string(), status: z.string(), docIds: z.array(z.string()) });
 const written = (t: Task) => ({ id: t.id, key: t.key, title: t.title, status: t.status.name, docIds: t.docIds });
 
 export async function card(actor: Actor, task: Task, deps: Deps, headline: string) {
@@ -32,23 +35,20 @@ export const createTask = withRequestId(defineTool({
   scope: 'tasks:write',
   toolset: 'tasks',
   description:
-    'Creates a task with you as the author; assignees are notified and board automations run. Name the place with `board` (board id) ' +
-    'or `project` (key or id: its first board is used). The description is Markdown. `docs` links documentation pages. ' +
-    'Returns the new task id and key. To make a task from a meeting agreement use create_task_from_agreement.',
+    'Creates a task; send project or board.',
   input: z.strictObject({
-    title: CreateTaskInput.shape.title.describe('Task title, one line'),
-    project: z.string().min(1).max(100).optional().describe('Project key (e.g. WEB) or id; the first board of the project is used'),
-    board: z.string().min(1).max(100).optional().describe('Board id (from list_projects); takes precedence over the first board of `project`'),
-    status: z.string().min(1).max(100).optional()
-      .describe('Column: column id, column name, or category todo/progress/done (first column of it); default the first column'),
-    description: z.string().max(100_000).optional().describe('Description in Markdown'),
-    type: TaskType.optional().describe('task (default), bug, story or epic'),
-    priority: Priority.optional().describe('highest, high, medium (default), low or lowest'),
+    title: CreateTaskInput.shape.title.describe('One line'),
+    project: z.string().min(1).max(100).optional().describe('Project key or id (its first board)'),
+    board: z.string().min(1).max(100).optional().describe('Board id; wins over project'),
+    status: z.string().min(1).max(100).optional().describe('Column name, id or category; default the first column'),
+    description: z.string().max(100_000).optional().describe('Markdown'),
+    type: TaskType.optional(),
+    priority: Priority.optional(),
     assignees: assignees.optional(),
     labels: labels.optional(),
-    dueDate: Day.optional().describe('Due day YYYY-MM-DD'),
-    parent: z.string().min(1).max(100).optional().describe('Parent task key or id (same project): makes this a subtask'),
-    checklist: checklist.optional().describe('Checklist items [{text, done}]'),
+    dueDate: Day.optional().describe('YYYY-MM-DD'),
+    parent: z.string().min(1).max(100).optional().describe('Parent task key or id'),
+    checklist: checklist.optional().describe('Checklist items'),
     docs: pageIds.optional(),
     requestId: requestIdArg,
   }),
@@ -83,19 +83,17 @@ export const updateTask = defineTool({
   scope: 'tasks:write',
   toolset: 'tasks',
   description:
-    'Changes only the fields passed: title, priority, type, labels, dueDate, assignees, checklist, docs (linked pages). ' +
-    'labels, assignees, checklist and docs replace the whole list (send the full new list). ' +
-    'The description cannot be changed by an agent: write results into a comment with add_comment. To change the column use move_task.',
+    'Changes the fields passed; a list replaces the whole list. Not the description: comment instead.',
   input: z.strictObject({
     task: taskRef,
-    title: CreateTaskInput.shape.title.optional().describe('New title, one line'),
-    priority: Priority.optional().describe('highest, high, medium, low or lowest'),
-    type: TaskType.optional().describe('task, bug, story or epic'),
-    labels: labels.optional().describe('The whole new label list; [] removes all labels'),
-    dueDate: Day.nullable().optional().describe('Due day YYYY-MM-DD; null removes the due date'),
-    assignees: assignees.optional().describe('The whole new assignee list (logins, names, ids or `me`); [] unassigns everybody'),
-    checklist: checklist.optional().describe('The whole new checklist [{text, done}], existing items included; [] clears it'),
-    docs: pageIds.optional().describe('The whole list of linked page ids; [] unlinks every page you can read; needs docs:write'),
+    title: CreateTaskInput.shape.title.optional().describe('One line'),
+    priority: Priority.optional(),
+    type: TaskType.optional(),
+    labels: labels.optional().describe('[] removes all'),
+    dueDate: Day.nullable().optional().describe('YYYY-MM-DD; null removes it'),
+    assignees: assignees.optional().describe('[] unassigns all'),
+    checklist: checklist.optional().describe('[] clears it'),
+    docs: pageIds.optional().describe('Page ids; needs docs:write'),
   }),
   output: TaskWritten,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -119,12 +117,10 @@ export const moveTask = defineTool({
   title: 'Move task',
   scope: 'tasks:write',
   toolset: 'tasks',
-  description:
-    "Moves a task to another column of its board, to the top of that column. `column` is a column name, a column id, or a category " +
-    '(todo, progress, done = the first column of that category on the task board).',
+  description: 'Moves a task to another column of its board.',
   input: z.strictObject({
     task: taskRef,
-    column: z.string().min(1).max(100).describe('Column name (e.g. "In Review"), column id, or category todo/progress/done'),
+    column: z.string().min(1).max(100).describe('Column name, id or category'),
   }),
   output: TaskWritten,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { LogTimeInput, time, TimeReportQuery, TimeReportRow, type GroupBy } from '@tt/domain';
-import { answer, done, Format } from '../answer/answer.js';
+import { LogTimeInput, time, TimeReportQuery, type GroupBy } from '@tt/domain';
+import { answer, done } from '../answer/answer.js';
 import { resolveProject, resolveUsers } from '../resolve.js';
 import { defineTool, validate } from '../tool.js';
 import { fenceTable } from '../answer/untrusted.js';
+import { format, FormatOut, READ } from './args.js';
+import { taskRef } from './tasks-write.js';
 
 const hours = (seconds: number): string => `${Math.round((seconds / 3600) * 100) / 100}h`;
 
@@ -12,14 +14,12 @@ export const logTime = defineTool({
   title: 'Log time',
   scope: 'time:write',
   toolset: 'time',
-  description:
-    'Records time spent on a task as you (the key user). Send `minutes` or `seconds` (1 minute to 7 days). ' +
-    "`date` (YYYY-MM-DD) defaults to today in the workspace's time zone. Each call adds a new entry.",
+  description: 'Logs time you spent on a task (a new entry).',
   input: z.strictObject({
-    task: z.string().min(1).max(100).describe('Task key (e.g. WEB-12) or task id'),
-    minutes: z.number().positive().optional().describe('Minutes spent (send this or seconds)'),
-    seconds: z.number().int().positive().optional().describe('Seconds spent (send this or minutes)'),
-    date: z.string().optional().describe('Day of the work, YYYY-MM-DD; default today'),
+    task: taskRef,
+    minutes: z.number().positive().optional().describe('Send this or seconds'),
+    seconds: z.number().int().positive().optional().describe('Send this or minutes'),
+    date: z.string().optional().describe('YYYY-MM-DD; default today'),
     note: LogTimeInput.shape.note.describe('What was done'),
   }),
   output: z.object({ id: z.string(), taskId: z.string(), taskKey: z.string(), seconds: z.number(), date: z.string() }),
@@ -44,29 +44,24 @@ export const timeReport = defineTool({
   title: 'Time report',
   scope: 'time:read',
   toolset: 'time',
-  description:
-    'Time spent over a period (at most one year; default from the 1st of this month to today), grouped by up to three of ' +
-    'people, tasks, projects and days (default people). Filters: users (ids, logins or `me`), projects (keys or ids), tasks (keys or ids). ' +
-    'Archived tasks count. Returns a Markdown table (format json: the rows as JSON); at most 200 groups per answer.',
+  description: 'Time logged in a period (default this month), by people, tasks, projects or days.',
   input: z.strictObject({
-    from: z.string().optional().describe('First day, YYYY-MM-DD (inclusive)'),
-    to: z.string().optional().describe('Last day, YYYY-MM-DD (inclusive)'),
+    from: z.string().optional().describe('First day, YYYY-MM-DD'),
+    to: z.string().optional().describe('Last day, YYYY-MM-DD'),
     groupBy: z
       .array(z.enum(['user', 'users', 'people', 'person', 'task', 'tasks', 'project', 'projects', 'day', 'days']))
       .min(1)
       .max(3)
       .optional()
-      .describe('Up to three groupings, in order: people (user), tasks, projects, days'),
-    userIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these people: ids, logins or `me`'),
-    projectIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these projects: keys or ids'),
-    taskIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Only these tasks: keys or ids'),
-    format: Format,
+      .describe('Up to three; default user'),
+    userIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('People: ids, logins or `me`'),
+    projectIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Project keys or ids'),
+    taskIds: z.array(z.string().min(1).max(100)).max(100).optional().describe('Task keys or ids'),
+    format,
   }),
-  output: z.object({
-    format: Format, from: z.string(), to: z.string(), groupBy: z.array(z.string()), totalSeconds: z.number(), groups: z.number(),
-    shown: z.number(), rows: z.array(TimeReportRow).optional(),
-  }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  // Format json adds the rows.
+  output: z.object({ format: FormatOut, from: z.string(), to: z.string(), totalSeconds: z.number(), groups: z.number(), shown: z.number() }),
+  annotations: READ,
   async run(args, { actor, deps }) {
     const groupBy = [...new Set((args.groupBy ?? ['user']).map((g) => GROUPS[g]!))];
     const users = args.userIds?.length ? await resolveUsers(actor, args.userIds, deps, 'userIds') : undefined;
