@@ -49,7 +49,7 @@ export async function pgRun(bin, binary, args, user, { timeoutMs = 120_000 } = {
   try {
     return await run(cmd, argv, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
-    throw new Error(`${binary} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    throw new Error(`${binary} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${err.stdout ?? ''}${err.stderr ?? ''}`, { cause: err });
   }
 }
 
@@ -59,7 +59,7 @@ export async function runAs(user, cmd, args) {
   try {
     return await run(file, argv, { timeout: 120_000 });
   } catch (err) {
-    throw new Error(`${cmd} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    throw new Error(`${cmd} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${err.stdout ?? ''}${err.stderr ?? ''}`, { cause: err });
   }
 }
 

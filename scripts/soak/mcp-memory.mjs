@@ -114,6 +114,14 @@ async function startMcp(dbName) {
   return { base, pid: child.pid, stop: async () => (child.kill('SIGTERM'), await exited) };
 }
 
+/** V8's heap by space and Node's external memory, from the process's Prometheus metrics (prom-client's defaults). */
+async function heapSpaces(base) {
+  const text = await fetch(`${base}/metrics`).then((r) => r.text(), () => '');
+  const mb = (re) => Number(re.exec(text)?.[1] ?? NaN) / 1048576;
+  const spaces = [...text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\d+)/gm)].map(([, name, bytes]) => `${name.replace(/_space$/, '')} ${round1(Number(bytes) / 1048576)}`);
+  return `heap ${round1(mb(/^nodejs_heap_size_total_bytes (\d+)/m))} MB (${spaces.join(', ')}), external ${round1(mb(/^nodejs_external_memory_bytes (\d+)/m))} MB`;
+}
+
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 // ---------------------------------------------------------------- the requests
@@ -249,15 +257,15 @@ try {
   const t0 = Date.now();
   let current = { requests: 0, errors: 0, rss: 0, codes: new Map() };
   const sampler = setInterval(() => { current.rss = Math.max(current.rss, rssMb(mcp.pid)); }, 1_000);
-  const closeMinute = () => {
+  const closeMinute = async () => {
     const live = gc.liveAfterFull.at(-1);
     const row = { minute: perMinute.length + 1, ...current, live: live ? live.bytes / 1048576 : NaN };
     perMinute.push(row);
     const codes = [...row.codes].map(([c, n]) => `${c} x${n}`).join('; ');
-    console.log(`[${row.minute} min] ${row.requests} requests, ${row.errors} errors${codes ? ` (${codes})` : ''}; highest RSS ${round1(row.rss)} MB; live heap after the last full GC ${round1(row.live)} MB`);
+    console.log(`[${row.minute} min] ${row.requests} requests, ${row.errors} errors${codes ? ` (${codes})` : ''}; highest RSS ${round1(row.rss)} MB; live heap after the last full GC ${round1(row.live)} MB; ${await heapSpaces(mcp.base)}`);
     current = { requests: 0, errors: 0, rss: 0, codes: new Map() };
   };
-  const minuteTimer = setInterval(closeMinute, 60_000);
+  const minuteTimer = setInterval(() => void closeMinute(), 60_000);
   let k = 0;
   const pending = new Set();
   const endAt = t0 + minutes * 60_000;
@@ -281,7 +289,7 @@ try {
   await Promise.all(pending);
   clearInterval(minuteTimer);
   clearInterval(sampler);
-  if (current.requests) closeMinute();
+  if (current.requests) await closeMinute();
 
   const settled = perMinute.filter((m) => m.minute > settle);
   const first = settled[0]?.rss ?? NaN;

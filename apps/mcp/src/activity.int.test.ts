@@ -185,7 +185,7 @@ describe('list_activity shows only what the reader could read', () => {
     const client = await fx.connect(s.readers[reader].token);
     const entries: any[] = [];
     let cursor: string | undefined;
-    let total = -1;
+    let total: number;
     do {
       const r = await call(client, 'list_activity', { ...args, limit, format: 'json', ...(cursor ? { cursor } : {}) });
       expect(r.isError, r.text).toBeFalsy();

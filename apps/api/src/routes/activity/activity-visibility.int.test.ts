@@ -23,7 +23,7 @@ const get = async (reader: ReaderName, path: string) => {
 const feed = async (reader: ReaderName, limit = 4, query = '') => {
   const entries: any[] = [];
   let cursor: string | null = null;
-  let total = -1;
+  let total: number;
   do {
     const page: any = await get(reader, `/activity?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`);
     if (page.nextCursor) expect(page.data, 'a page before the last is full').toHaveLength(limit);
