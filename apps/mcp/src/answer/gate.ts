@@ -83,10 +83,8 @@ const TAG_START = /[<\u2039\u02C2\u1438\u276E\u27E8\u29FC\u3008\u2329\uFE64\uFF1
  */
 export function gateText(text: string): string {
   let t = strip(wellFormed(text));
-  if (!/untrust|[^\x00-\x7f]/i.test(t)) return t;
-  // Look-alikes and disguised tags are caught on the text neutralise would see; a real tag is ASCII.
-  const folded = neutralise(t);
-  if (folded === t && !/<\/?untrusted-text/i.test(t)) return t;
+  // ASCII that never names the tag cannot hold one (look-alikes of `<` and of its letters are not ASCII).
+  if (!/untrust/i.test(t) && /^[^\u0080-\uffff]*$/.test(t)) return t;
   let depth = 0;
   let out = '';
   let last = 0;
