@@ -1,3 +1,4 @@
+import { composed } from './answer/gate.js';
 import type { CallToolResult } from './tool.js';
 import { z } from 'zod';
 import { idempotency, IDEMPOTENCY_KEY_MAX, parseIdempotencyKey, requestFingerprint } from '@tt/domain';
@@ -37,8 +38,8 @@ export async function oncePerRequestId(
 function replayed(result: CallToolResult, key: string): CallToolResult {
   const note = `Replayed: requestId "${key}" was already done; nothing was created again. The first result:`;
   const [first, ...others] = result.content;
-  if (first?.type === 'text') return { ...result, content: [{ ...first, text: `${note}\n\n${first.text}` }, ...others] };
-  return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
+  if (first?.type === 'text') return { ...result, content: [{ ...first, text: composed(`${note}\n\n${first.text}`) }, ...others] };
+  return { ...result, content: [{ type: 'text', text: composed(note) }, ...result.content] };
 }
 
 /** Wraps a tool whose input has an optional `requestId`, so that a retried call runs once. */

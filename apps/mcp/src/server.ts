@@ -13,6 +13,8 @@ import { logTime, timeReport } from './tools/time.js';
 import type { Scope } from '@tt/domain';
 import { type Profile, registerTools, scopesOf, type ToolDef } from './tool.js';
 import { CONVENTION } from './answer/untrusted.js';
+import { installGate } from './answer/gate.js';
+import { carried, type HandlerExtra } from './edge/context.js';
 
 export const SERVER_INSTRUCTIONS = [
   'You work in a team task tracker as the user who owns the API key (see whoami: it also gives today\'s date and the time zone); ' +
@@ -138,9 +140,29 @@ export function createServerPool(): ServerPool {
   };
 }
 
-/** A server with every tool, resource and prompt the profile may use, for either era (the same definitions serve both). */
+/**
+ * A fault of ours under the gate: logged with the request's context, answered -32603 with no detail but the request
+ * id (the client's copy of an error never carries a stack, a validation dump or a database message).
+ */
+function fault(e: unknown, method: string, extra: unknown): string {
+  const ctx = carried((extra as HandlerExtra | undefined)?.http?.authInfo)?.ctx;
+  ctx?.log.error({ err: e, method }, 'mcp request failed');
+  return `Internal error in ${method}; it was logged${ctx?.requestId ? `; request id ${ctx.requestId}` : ''}`;
+}
+
+/** A new McpServer with the answer gate under every request handler it will have (answer/gate.ts). */
+export function gatedServer(...args: ConstructorParameters<typeof McpServer>): McpServer {
+  const server = new McpServer(...args);
+  installGate(server.server, fault);
+  return server;
+}
+
+/**
+ * A server with every tool, resource and prompt the profile may use, for either era (the same definitions serve both).
+ * Every answer leaves through the gate (answer/gate.ts), installed before anything is registered.
+ */
 export function buildMcpServer(p: Profile, era: Era = 'legacy'): McpServer {
-  const server = new McpServer(
+  const server = gatedServer(
     { name: 'task-tracker', version: '1.0.0' },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, cacheHints: CACHE_HINTS },
   );

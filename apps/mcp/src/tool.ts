@@ -1,9 +1,10 @@
-import type { CallToolResult as SdkCallToolResult, McpServer, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
+import { type CallToolResult as SdkCallToolResult, type McpServer, ProtocolError, ProtocolErrorCode, type Tool, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isOutcomeUnknown, isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@tt/http';
 import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
 import { errorText } from './answer/error-text.js';
+import { composed } from './answer/gate.js';
 import { humanIssues } from './issues.js';
 import { listedAnnotations, toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './edge/session.js';
@@ -47,11 +48,12 @@ export const defineTool = <S extends Input>(def: ToolDef<S>): ToolDef<S> => def;
 
 /** A Markdown text result, with structured content for clients that read it. */
 export function ok(markdown: string, structured?: Record<string, unknown>): CallToolResult {
-  return structured ? { content: [{ type: 'text', text: markdown }], structuredContent: structured } : { content: [{ type: 'text', text: markdown }] };
+  const text = composed(markdown);
+  return structured ? { content: [{ type: 'text', text }], structuredContent: structured } : { content: [{ type: 'text', text }] };
 }
 
 /** A tool error; its text is neutralised and on one line (see error-text.ts), wherever it was built. */
-const fail = (text: string, args?: unknown): CallToolResult => ({ isError: true, content: [{ type: 'text', text: errorText(text, args) }] });
+const fail = (text: string, args?: unknown): CallToolResult => ({ isError: true, content: [{ type: 'text', text: composed(errorText(text, args)) }] });
 
 /**
  * Turns a thrown error into a tool result: domain errors as `code: message` (the caller's `args` they repeat cut short), an unavailable database as
@@ -127,7 +129,8 @@ export type Profile = Pick<ToolContext, 'actor' | 'session'>;
 
 /**
  * Registers the tools a profile may use (the key's rights, then the session's narrowing); the others are not
- * listed, but calling one answers why not, naming the missing right and the key's rights. tools/list and tools/call
+ * listed, but calling one answers why not, naming the missing right and the key's rights; a name that is no tool at
+ * all is -32602. tools/list and tools/call
  * are answered here rather than by McpServer's registry, so that arguments failing a tool's schema come back like
  * REST's 400: a tool result with `invalid_request: <field>: <fault>`, not a protocol error. The list keeps the order
  * of `tools`, so it is the same on every request (clients cache it on 2026-07-28). The server serves many requests of
@@ -152,7 +155,8 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
     if (!tool) {
       done('denied');
       if (known) return fail(refusal(known, ctx) ?? `forbidden: ${known.name} is not available`);
-      return fail(`not_found: no tool ${name}; the tools of this session are ${[...allowed.keys()].join(', ')}`, name);
+      // An unknown tool is a protocol error (-32602), as the spec lists it, not a result the client reads as the tool's.
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, errorText(`name: no tool ${name}; the tools of this session are ${[...allowed.keys()].join(', ')}`, name), { argument: 'name' });
     }
     try {
       const args = validate(tool.input, request.params.arguments ?? {});

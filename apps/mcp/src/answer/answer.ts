@@ -1,6 +1,7 @@
 import type { CallToolResult } from '../tool.js';
 import { z } from 'zod';
-import { clip, fenceJson, JSON_FENCE_CHARS, jsonText, neutraliseDeep, strip } from './untrusted.js';
+import { clip, cutAt, fenceJson, JSON_FENCE_CHARS, jsonText, strip } from './untrusted.js';
+import { composed, gateValue } from './gate.js';
 
 /**
  * Output budget: the text of every answer is at most BUDGET characters, and its structured content never more.
@@ -20,10 +21,10 @@ export const orNull = <T extends z.ZodType>(s: T) => z.union([s, z.null()]);
 /** A tool result in the caller's format; `index` is the compact structured content of the Markdown form. */
 export function answer(format: Format, markdown: () => string, data: Record<string, unknown>, index: Record<string, unknown>): CallToolResult {
   if (format === 'json') {
-    const fitted = fitJson(neutraliseDeep(data));
-    return { content: [{ type: 'text', text: fenceJson(fitted) }], structuredContent: fitted };
+    const fitted = fitJson(gateValue(data));
+    return { content: [{ type: 'text', text: composed(fenceJson(fitted)) }], structuredContent: fitted };
   }
-  return { content: [{ type: 'text', text: bound(markdown()) }], structuredContent: neutraliseDeep(index) };
+  return { content: [{ type: 'text', text: bound(markdown()) }], structuredContent: gateValue(index) };
 }
 
 const CUT = ' … [cut: the answer budget is 20000 characters]';
@@ -52,22 +53,22 @@ export function fitJson<T>(data: T): T {
     const text = longest.holder[longest.key] as string;
     if (text.length <= 200) break;
     const keep = Math.max(100, Math.min(Math.floor(text.length / 2), text.length - over - CUT.length - 50));
-    longest.holder[longest.key] = text.slice(0, keep) + CUT;
+    longest.holder[longest.key] = cutAt(text, keep) + CUT;
   }
   return root as T;
 }
 
 /** A short confirmation of a write with the ids to chain on. */
 export function done(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: bound(text) }], structuredContent: neutraliseDeep(structured) };
+  return { content: [{ type: 'text', text: bound(text) }], structuredContent: gateValue(structured) };
 }
 
 /** The last guard: text over the budget is cut with a note saying how to ask for less. */
 export function bound(text: string): string {
   // The last sweep: the server writes no invisible characters, so none may leave in any answer.
   text = strip(text);
-  if (text.length <= BUDGET) return text;
-  return clip(text, BUDGET - 200, 'left out: the answer budget is 20000 characters; ask for less (limit, sections, a cursor)').text;
+  if (text.length <= BUDGET) return composed(text);
+  return composed(clip(text, BUDGET - 200, 'left out: the answer budget is 20000 characters; ask for less (limit, sections, a cursor)').text);
 }
 
 /** The characters a list's items may take in an answer: the rest of the budget is for its heading and page note. */

@@ -1,6 +1,6 @@
 import { changeLine, type context } from '@tt/domain';
 import { person, when } from './render.js';
-import { cutPoint, fence, fenceInline, fenceLines, fenceTable } from './untrusted.js';
+import { cutAt, cutPoint, fence, fenceInline, fenceLines, fenceTable } from './untrusted.js';
 
 type View = context.TaskParts;
 
@@ -32,6 +32,8 @@ export interface Piece {
 
 /** The part of `text` from `offset` that fits in `max` characters, cut at a line or word end. */
 export function piece(text: string, offset: number, max: number): Piece {
+  // An offset between the halves of a pair starts on the whole code point.
+  if (offset > 0 && offset < text.length && /[\uDC00-\uDFFF]/.test(text[offset]!) && /[\uD800-\uDBFF]/.test(text[offset - 1]!)) offset--;
   const rest = text.slice(offset);
   const end = cutPoint(rest, max);
   const nextOffset = offset + end < text.length ? offset + end : null;
@@ -73,7 +75,7 @@ export function taskViewData(v: View, cuts: Cuts, offset: number) {
       archived: t.archivedAt !== null, createdAt: t.createdAt, updatedAt: t.updatedAt,
     },
     ...(description ? { description: description.text } : {}),
-    checklist: t.checklist.slice(0, LIST_MAX).map((c) => ({ id: c.id, text: c.text.slice(0, 300), done: c.done })),
+    checklist: t.checklist.slice(0, LIST_MAX).map((c) => ({ id: c.id, text: cutAt(c.text, 300), done: c.done })),
     ...(v.subtasks ? { subtasks: v.subtasks.slice(0, LIST_MAX).map((s) => ({ id: s.id, key: s.key, title: s.title, status: s.statusName, category: s.statusCategory })) } : {}),
     ...(v.comments
       ? {
@@ -143,7 +145,7 @@ function rest(v: View): string[] {
   const out: string[] = [];
   out.push('', `## Checklist (${t.checklist.filter((c) => c.done).length} of ${t.checklist.length} done)`, '');
   if (!t.checklist.length) out.push('_No checklist._');
-  for (const c of t.checklist.slice(0, LIST_MAX)) out.push(`- [${c.done ? 'x' : ' '}] ${fenceInline('checklist-item', c.text.slice(0, 300), { id: c.id })}`);
+  for (const c of t.checklist.slice(0, LIST_MAX)) out.push(`- [${c.done ? 'x' : ' '}] ${fenceInline('checklist-item', cutAt(c.text, 300), { id: c.id })}`);
   if (t.checklist.length > LIST_MAX) out.push(`- … ${t.checklist.length - LIST_MAX} more items`);
   if (v.subtasks) {
     out.push('', `## Subtasks (${v.subtasks.length})`, '');
@@ -165,7 +167,7 @@ function rest(v: View): string[] {
     for (const a of v.agreements.slice(0, LIST_MAX)) {
       const owner = a.owner.trim() ? fenceInline('name', a.owner) : 'unassigned';
       out.push(`- Meeting ${a.meetingId} on ${a.day} ${fenceInline('meeting-title', a.meetingTitle, { id: a.meetingId })}; ${a.due ? `due ${a.due}; ` : ''}owner ${owner}:`);
-      out.push(`  ${fenceInline('agreement', a.text.slice(0, 500), { id: a.meetingId })}`);
+      out.push(`  ${fenceInline('agreement', cutAt(a.text, 500), { id: a.meetingId })}`);
     }
   }
   if (v.history) {

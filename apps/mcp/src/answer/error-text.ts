@@ -1,4 +1,4 @@
-import { echo, plain } from './untrusted.js';
+import { cutAt, echo, plain } from './untrusted.js';
 
 /** The longest error text: a list of valid values stays readable, a flood does not pass. */
 const MAX = 1500;
@@ -47,7 +47,7 @@ export function errorText(message: string, args?: unknown): string {
     if (safe !== s && text.includes(s)) text = text.split(s).join(safe);
   }
   let one = plain(text).replace(/\s+/g, ' ').trim();
-  if (one.length > MAX) one = `${one.slice(0, MAX)}... (cut)`;
+  if (one.length > MAX) one = `${cutAt(one, MAX)}... (cut)`;
   for (const [pattern, fenced] of NAMED) one = one.replace(pattern, fenced as (m: string, ...g: string[]) => string);
   return one;
 }

@@ -40,6 +40,18 @@ export function strip(text: string): string {
   return text.replace(INVISIBLE, '');
 }
 
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Well-formed UTF-16: a lone surrogate (half a pair, left by a cut elsewhere) becomes U+FFFD. */
+export const wellFormed = (text: string): string => text.replace(LONE, '\uFFFD');
+
+/** Whether `i` falls between the two halves of a surrogate pair of `text`. */
+const insidePair = (text: string, i: number): boolean =>
+  i > 0 && i < text.length && /[\uD800-\uDBFF]/.test(text[i - 1]!) && /[\uDC00-\uDFFF]/.test(text[i]!);
+
+/** The first `max` UTF-16 units of text, or one fewer when the last would be half a pair: whole code points only. */
+export const cutAt = (text: string, max: number): string => (text.length <= max ? text : text.slice(0, insidePair(text, max) ? max - 1 : max));
+
 /**
  * Person-written text made safe to place inside a block: NFKC folds look-alikes (fullwidth `＜` becomes `<`),
  * invisible characters go, and the `<` (or a look-alike) of anything resembling a block tag becomes `&lt;`.
@@ -48,7 +60,10 @@ export function neutralise(text: string): string {
   // Most strings of an answer (ids, keys, dates, plain titles) are ASCII without a `<`: NFKC leaves ASCII as it is, no
   // invisible character and no look-alike of `<` is ASCII, so they come back unchanged without the three passes.
   if (PLAIN_ASCII.test(text)) return text;
-  return strip(text.normalize('NFKC')).replace(TAGLIKE, (lt, name: string) => (skeleton(name).startsWith('untrust') ? '&lt;' : lt));
+  // Lone surrogates are repaired before anything is removed (removing a character between two halves would join them
+  // into a new character, a Tags-block one say); smuggling characters go before the escaping, as a character removed
+  // afterwards could join a disguised tag.
+  return strip(wellFormed(text).normalize('NFKC')).replace(TAGLIKE, (lt, name: string) => (skeleton(name).startsWith('untrust') ? '&lt;' : lt));
 }
 
 /** ASCII with no `<` and no line break (every other line break is outside ASCII): what `plain` leaves unchanged. */
@@ -69,7 +84,7 @@ const attr = (v: string): string => plain(v).replace(/&/g, '&amp;').replace(/"/g
 
 export type TextKind =
   | 'title' | 'description' | 'checklist-item' | 'comment' | 'doc-title' | 'doc-excerpt' | 'page' | 'meeting-title' | 'summary'
-  | 'topic' | 'decision' | 'agreement' | 'transcript' | 'label' | 'name' | 'names' | 'table' | 'json';
+  | 'topic' | 'decision' | 'agreement' | 'transcript' | 'label' | 'name' | 'names' | 'table' | 'json' | 'text';
 
 export interface FenceAttrs {
   id?: string | undefined;
@@ -158,7 +173,7 @@ export const JSON_FENCE_CHARS = fenceJson('').length - 2;
 export function echo(text: string, max = 100): string {
   const one = plain(text).replace(/\s+/g, ' ').trim();
   // Three dots, not an ellipsis: NFKC would turn one into three when the error text is neutralised again.
-  return one.length <= max ? one : `${one.slice(0, max)}... (${one.length - max} more characters)`;
+  return one.length <= max ? one : `${cutAt(one, max)}... (${one.length - max} more characters)`;
 }
 
 /** Cuts text to `max` characters at a line or word end, saying how much was left out. */
@@ -174,6 +189,8 @@ export function cutPoint(text: string, max: number): number {
   let end = text.lastIndexOf('\n', max);
   if (end < max * 0.8) end = text.lastIndexOf(' ', max);
   if (end < max * 0.8) end = max;
+  // Never between the halves of a pair: the cut text ends on a whole code point and the rest starts on one.
+  if (insidePair(text, end)) end = end > 1 ? end - 1 : end + 1;
   return Math.max(1, end);
 }
 

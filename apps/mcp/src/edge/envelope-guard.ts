@@ -1,3 +1,4 @@
+import { errorLine } from '../answer/gate.js';
 import type { RequestHandler } from 'express';
 import { assertJsonObject, assertShallow, DomainError } from '@tt/domain';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
@@ -50,7 +51,7 @@ export const deepArgumentsGuard: RequestHandler = (req, res, next) => {
   if (deep === undefined) return next();
   const body = req.body as { params: { _meta?: unknown } };
   const modern = isObject(body.params._meta) && 'io.modelcontextprotocol/protocolVersion' in body.params._meta;
-  const result = { content: [{ type: 'text', text: deep }], isError: true, ...(modern ? { resultType: 'complete' } : {}) };
+  const result = { content: [{ type: 'text', text: errorLine(deep) }], isError: true, ...(modern ? { resultType: 'complete' } : {}) };
   res.json({ jsonrpc: '2.0', id: rpcIdOf(req.body), result });
 };
 

@@ -1,3 +1,4 @@
+import { errorLine, gateValue } from '../answer/gate.js';
 import type { RequestHandler, Response } from 'express';
 import { type AllowedOrigins, originAllowed } from './cors.js';
 
@@ -14,7 +15,8 @@ export function rpcIdOf(body: unknown): RpcId {
  * body was read (a 2026-07-28 client matches errors to requests by id).
  */
 export function sendRpcError(res: Response, status: number, message: string, code = -32000, id: RpcId = null, data?: unknown): void {
-  res.status(status).json({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+  // Errors the edge answers itself leave through the answer gate too: one line, neutralised (answer/gate.ts).
+  res.status(status).json({ jsonrpc: '2.0', id, error: { code, message: errorLine(message), ...(data === undefined ? {} : { data: gateValue(data) }) } });
 }
 
 function hostnameOf(url: string): string | undefined {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { docs, meetings, people, projects, tasks, today } from '@tt/domain';
+import { Day, docs, meetings, people, projects, tasks, today } from '@tt/domain';
 import type { ToolContext } from '../tool.js';
 
 /*
@@ -40,8 +40,6 @@ export function recentDays(day: string): string[] {
   return [...new Set([day, shift(-1), shift(monday), shift(monday - 7), `${day.slice(0, 8)}01`, shift(-7), shift(-14), shift(-30)])];
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
  * The argument schemas, built once per process (zod objects cost more to build than the rest of a request's server);
  * names as the design card fixes them. Their completions are answered by `completeArgument`, with the request's key.
@@ -51,8 +49,8 @@ export const ARGS = {
   project: z.string().min(1).max(40).describe('Project key, e.g. WEB'),
   person: z.string().min(1).max(100).describe('Login of the person; me = the key\'s user'),
   meeting: z.string().min(1).max(100).describe('Meeting id (list_meetings finds them)'),
-  from: z.string().regex(DAY, 'must be a day, YYYY-MM-DD').describe('First day, YYYY-MM-DD'),
-  to: z.string().regex(DAY, 'must be a day, YYYY-MM-DD').describe('Last day, YYYY-MM-DD'),
+  from: Day.describe('First day, YYYY-MM-DD'),
+  to: Day.describe('Last day, YYYY-MM-DD'),
 };
 
 /** What completes each prompt argument and resource template variable. */
@@ -70,3 +68,6 @@ export function completeArgument(ctx: ToolContext, ref: { type: 'prompt' | 'temp
 
 /** Whether `uri` is one of our resource templates. */
 export const isTemplate = (uri: string): boolean => Object.prototype.hasOwnProperty.call(BY_TEMPLATE, uri);
+
+/** The variable of one of our resource templates. */
+export const templateVariable = (uri: string): string | undefined => (isTemplate(uri) ? BY_TEMPLATE[uri]!.variable : undefined);

@@ -3,6 +3,7 @@ import { dayBounds, hasScope, ListTasksQuery, projects, tasks, time, TimeReportQ
 import { bound } from '../answer/answer.js';
 import { loginsById, taskTable } from '../answer/render.js';
 import { ARGS } from './args.js';
+import { fenceTable } from '../answer/untrusted.js';
 import { badArg, definePrompt, forArg } from './prompt.js';
 
 const DAY_MS = 86_400_000;
@@ -32,8 +33,12 @@ export const weeklyReport = definePrompt({
     const opened = changed.filter((t) => inPeriod(t.createdAt));
     const logins = await loginsById(actor.workspace.id, [...done, ...opened, ...overdue].flatMap((t) => t.assigneeIds), deps);
     const hours = hasScope(actor, 'time:read')
-      ? (await time.report(actor, TimeReportQuery.parse({ from: first, to: last, projectId: p.id, groupBy: 'user' }), deps)).data.map((r) => `- ${r.user?.name ?? '?'}: ${r.hours} h`)
-      : ['(this key cannot read time: no time:read right)'];
+      ? (await time.report(actor, TimeReportQuery.parse({ from: first, to: last, projectId: p.id, groupBy: 'user' }), deps)).data
+      : undefined;
+    // People's names are person-written: one table in one block, never in a line of the prompt.
+    const hoursTable = hours === undefined
+      ? '(this key cannot read time: no time:read right)'
+      : hours.length ? fenceTable(['Person', 'Hours'], hours.map((r) => [r.user?.name ?? '?', String(r.hours)])) : 'None logged.';
     return bound([
       `Write the weekly report of project ${p.key} for ${first} to ${last}.`,
       '',
@@ -45,7 +50,7 @@ export const weeklyReport = definePrompt({
       `## Finished (${done.length})`, '', done.length ? taskTable(done, logins) : 'None.', '',
       `## New (${opened.length})`, '', opened.length ? taskTable(opened, logins) : 'None.', '',
       `## Overdue and open (${overdue.length})`, '', overdue.length ? taskTable(overdue, logins) : 'None.', '',
-      '## Time spent', '', ...(hours.length ? hours : ['None logged.']),
+      '## Time spent', '', hoursTable,
     ].join('\n'));
   },
 });

@@ -4,7 +4,9 @@ import { DomainError, hasScope, type Scope } from '@tt/domain';
 import { FULL_SESSION, type Toolset } from '../edge/session.js';
 import type { Profile, ToolContext } from '../tool.js';
 import { contextOf } from '../edge/context.js';
-import { completeArgument, isTemplate } from './args.js';
+import { completeArgument, isTemplate, templateVariable } from './args.js';
+import { humanIssues } from '../issues.js';
+import { echo } from '../answer/untrusted.js';
 
 /** A prompt: its arguments, the rights and toolset it needs (as the tools it points at), and its text. */
 export interface PromptDef<S extends z.ZodObject = z.ZodObject> {
@@ -53,6 +55,26 @@ export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<Prompt
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(args as never, contextOf(extra)) } }],
     }));
   }
+  const byName = new Map(allowed.map((d) => [d.name, d]));
+  if (allowed.length) {
+    // prompts/get answered here rather than by McpServer's registry, so a bad argument is -32602 naming it on one line
+    // (the registry's answer carries the validator's dump), like a domain error of the prompt (forArg).
+    server.server.setRequestHandler('prompts/get', async (request, extra) => {
+      const def = byName.get(request.params.name);
+      if (!def) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `name: no prompt ${echo(request.params.name)}; the prompts are ${[...byName.keys()].join(', ')}`, { argument: 'name' });
+      const args = request.params.arguments ?? {};
+      const parsed = def.args.strict().safeParse(args);
+      if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        const argument = first?.code === 'unrecognized_keys' ? first.keys[0] : first?.path[0];
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, humanIssues(parsed.error.issues.slice(0, 1), args, def.args), { argument: argument === undefined ? undefined : String(argument) });
+      }
+      return {
+        description: def.title,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(parsed.data as never, contextOf(extra)) } }],
+      };
+    });
+  }
   const names = new Set(allowed.map((d) => d.name));
   server.server.registerCapabilities({ completions: {} });
   server.server.setRequestHandler('completion/complete', async (request, extra) => {
@@ -60,10 +82,18 @@ export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<Prompt
     const { ref, argument } = request.params;
     let values: string[];
     if (ref.type === 'ref/prompt') {
-      if (!names.has(ref.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+      if (!names.has(ref.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `ref.name: no prompt ${echo(ref.name)}`, { argument: 'ref.name' });
+      const shape = byName.get(ref.name)!.args.shape as Record<string, unknown>;
+      if (!Object.prototype.hasOwnProperty.call(shape, argument.name)) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `argument.name: prompt ${ref.name} has no argument ${echo(argument.name)}; its arguments: ${Object.keys(shape).join(', ')}`, { argument: 'argument.name' });
+      }
       values = await completeArgument(ctx, { type: 'prompt', name: ref.name }, argument.name, argument.value);
     } else if (ref.type === 'ref/resource') {
-      if (!isTemplate(ref.uri)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
+      if (!isTemplate(ref.uri)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `ref.uri: no resource template ${echo(ref.uri)}`, { argument: 'ref.uri' });
+      const variable = templateVariable(ref.uri);
+      if (argument.name !== variable) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `argument.name: ${ref.uri} has no variable ${echo(argument.name)}; its variable: ${variable}`, { argument: 'argument.name' });
+      }
       values = await completeArgument(ctx, { type: 'template', name: ref.uri }, argument.name, argument.value);
     } else {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid completion reference');

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { Response } from 'express';
 import type { Actor } from '@tt/domain';
+import { gateValue } from '../answer/gate.js';
 
 /** One open `subscriptions/listen` stream: who listens (the key, its credentials) and to what. */
 export interface Stream {
@@ -84,7 +85,9 @@ export class StreamRegistry implements ServerEventBus {
     for (const listener of this.others) listener(event);
   }
 
-  subscribe(listener: (event: ServerEvent) => void): () => void {
+  subscribe(sdkListener: (event: ServerEvent) => void): () => void {
+    // Every event a stream hears leaves through the answer gate, whoever publishes it (answer/gate.ts).
+    const listener = (event: ServerEvent) => sdkListener(gateValue(event));
     const s = this.current.getStore();
     if (s && this.all.has(s)) {
       s.listener = listener;

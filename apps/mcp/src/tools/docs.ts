@@ -3,7 +3,7 @@ import { type Actor, CreateDocInput, type Deps, docs, DomainError, invalid, mark
 import { answer, cuttable, done, fitPage, orNull } from '../answer/answer.js';
 import { when } from '../answer/render.js';
 import { defineTool, pageNote } from '../tool.js';
-import { clip, fence, fenceInline, fenceLines } from '../answer/untrusted.js';
+import { clip, cutAt, fence, fenceInline, fenceLines } from '../answer/untrusted.js';
 import { cursor, format, FormatOut, READ } from './args.js';
 
 /** Characters of page text per get_doc answer; `offset` reads on. */
@@ -48,7 +48,7 @@ export const listDocs = defineTool({
       const depth = new Map<string, number>();
       const lines: string[] = [];
       // Space names and descriptions are person-written: one block for the list of spaces.
-      if (!space && !args.cursor) lines.push('Spaces:', fenceLines('names', spaces.map((s) => `- ${s.name} (${s.id})${s.description ? `: ${s.description.slice(0, 200)}` : ''}`)), '');
+      if (!space && !args.cursor) lines.push('Spaces:', fenceLines('names', spaces.map((s) => `- ${s.name} (${s.id})${s.description ? `: ${cutAt(s.description, 200)}` : ''}`)), '');
       lines.push(space ? `Pages in space ${space.id}:` : 'Pages:');
       let lastSpace = '';
       for (const d of page.data) {

@@ -4,7 +4,7 @@ import { answer, cuttable, fitPage, orNull } from '../answer/answer.js';
 import { resolveBoard, resolveProject, resolveUsers } from '../resolve.js';
 import { when } from '../answer/render.js';
 import { defineTool, pageNote, validate } from '../tool.js';
-import { clip, fence, fenceInline, fenceLines, plain } from '../answer/untrusted.js';
+import { clip, cutAt, fence, fenceInline, fenceLines, plain } from '../answer/untrusted.js';
 import { assignees, card, labels, TaskWritten, WRITE } from './tasks-write.js';
 import { cursor, format, FormatOut, READ } from './args.js';
 
@@ -105,14 +105,14 @@ export const getMeeting = defineTool({
         out.push('## Topics', '');
         for (const t of s.topics.slice(0, 30)) out.push(fence('topic', clip([plain(t.title), ...t.points.map((p) => `- ${plain(p)}`)].join('\n'), 1500).text, { id: m.id }), '');
       }
-      out.push('## Decisions', '', ...(s.decisions.length ? s.decisions.slice(0, 50).map((d) => `- ${fenceInline('decision', d.slice(0, 500), { id: m.id })}`) : ['_None._']), '');
+      out.push('## Decisions', '', ...(s.decisions.length ? s.decisions.slice(0, 50).map((d) => `- ${fenceInline('decision', cutAt(d, 500), { id: m.id })}`) : ['_None._']), '');
       out.push('## Agreements', '');
       if (!agreements.length) out.push('_None._');
       for (const a of agreements) {
         const task = a.taskKey ? `task ${a.taskKey} (${a.taskId})` : 'no task yet';
         out.push(
           `- Agreement ${a.index}: ${a.due ? `due ${a.due}` : 'no due day'}; ${task}; owner ${a.owner.trim() ? fenceInline('name', a.owner) : 'unassigned'}`,
-          `  ${fenceInline('agreement', a.text.slice(0, 500), { id: `${m.id}#${a.index}` })}`,
+          `  ${fenceInline('agreement', cutAt(a.text, 500), { id: `${m.id}#${a.index}` })}`,
         );
       }
       out.push('');
@@ -126,7 +126,7 @@ export const getMeeting = defineTool({
       for (; i < t.replicas.length; i++) {
         const r = t.replicas[i]!;
         // One line per replica whatever the speaker's name or the text hold: a line break cannot forge a replica.
-        const line = `[${r.start}] ${plain(r.speaker)}: ${plain(r.text).slice(0, 2000)}`;
+        const line = `[${r.start}] ${plain(r.speaker)}: ${cutAt(plain(r.text), 2000)}`;
         if (lines.length && used + line.length > TRANSCRIPT_CHARS) break;
         lines.push(line);
         used += line.length + 1;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canSeeBoard, presentBoard, projects } from '@tt/domain';
 import { answer, orNull } from '../answer/answer.js';
 import { defineTool, pageNote } from '../tool.js';
-import { fenceLines, plain } from '../answer/untrusted.js';
+import { cutAt, fenceLines, plain } from '../answer/untrusted.js';
 
 import { cursor, format, FormatOut, READ } from './args.js';
 
@@ -39,7 +39,7 @@ export const listProjects = defineTool({
     // The whole page in one block: project, board and column names and descriptions are person-written.
     const rows: string[] = [];
     for (const p of list) {
-      rows.push(`- Project ${p.key} (id ${p.id}): ${p.name}${p.description ? ` — ${p.description.slice(0, 300)}` : ''}`);
+      rows.push(`- Project ${p.key} (id ${p.id}): ${p.name}${p.description ? ` — ${cutAt(p.description, 300)}` : ''}`);
       if (!p.boards.length) rows.push('  - no boards you can see');
       for (const b of p.boards) {
         const cols = b.columns.map((c) => `${plain(c.name)} [${c.id}, ${c.category}]`).join(' → ');

@@ -1,4 +1,4 @@
-import type { ActivityRow, AuditRecord } from '../shared/index.js';
+import { type ActivityRow, type AuditRecord, cutWhole } from '../shared/index.js';
 import type { ActivityEntry, AuditEntry } from './schema.js';
 
 /** The entry as REST, MCP and the SDK show it: only these fields, whatever the row carries. */
@@ -32,7 +32,7 @@ export function presentAudit(r: AuditRecord): AuditEntry {
 export function changeLine(c: { field: string; from: unknown; to: unknown }, max = 200): string {
   const show = (v: unknown) => {
     const s = v === null || v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v);
-    return s.length > max ? `${s.slice(0, max)}…` : s;
+    return s.length > max ? `${cutWhole(s, max)}…` : s;
   };
   return `${c.field}: ${show(c.from)} → ${show(c.to)}`;
 }

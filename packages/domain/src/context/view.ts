@@ -1,4 +1,4 @@
-import { decodeCursor, type Deps, encodeCursor, htmlToMarkdown, missingRef } from '../shared/index.js';
+import { cutWhole, decodeCursor, type Deps, encodeCursor, htmlToMarkdown, missingRef } from '../shared/index.js';
 import type { CommentRecord } from '../comments/index.js';
 import { type Actor, hasScope, requireScope, type UserRecord } from '../keys/index.js';
 import { agreementsForTask } from '../meetings/index.js';
@@ -72,7 +72,7 @@ export async function taskView(actor: Actor, ref: string, o: TaskViewOptions, de
   }
   if (want.has('docs') && hasScope(actor, 'docs:read')) {
     const docs = await repos.docs.byIds(actor.workspace.id, details.docIds);
-    view.docs = docs.map((d) => ({ id: d.id, spaceId: d.spaceId, title: d.title, excerpt: d.text.slice(0, o.excerpt), length: d.text.length }));
+    view.docs = docs.map((d) => ({ id: d.id, spaceId: d.spaceId, title: d.title, excerpt: cutWhole(d.text, o.excerpt), length: d.text.length }));
   }
   if (want.has('agreements') && hasScope(actor, 'meetings:read')) view.agreements = await agreementsForTask(actor, task.id, repos);
   if (want.has('history')) view.history = await latestTaskActivity(actor, task.id, HISTORY_ENTRIES, deps);

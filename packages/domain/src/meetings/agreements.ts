@@ -1,4 +1,4 @@
-import { dayOf, type Deps, DomainError, invalid, LINE_BREAK, recordActivity, rejected, type Repos } from '../shared/index.js';
+import { cutWhole, dayOf, type Deps, DomainError, invalid, LINE_BREAK, recordActivity, rejected, type Repos } from '../shared/index.js';
 import { type Actor, requireScope, type UserRecord } from '../keys/index.js';
 import { usersByName } from '../people/index.js';
 import { createTaskIn, type CreateTaskInput, type Task, visibleTasksById } from '../tasks/index.js';
@@ -35,7 +35,7 @@ async function ownerOf(actor: Actor, owner: string, repos: Repos): Promise<Agree
   return result;
 }
 
-const titleOf = (text: string): string => text.split(LINE_BREAK).map((s) => s.trim()).filter(Boolean).join(' ').slice(0, 500).trim();
+const titleOf = (text: string): string => cutWhole(text.split(LINE_BREAK).map((s) => s.trim()).filter(Boolean).join(' '), 500).trim();
 
 /**
  * Makes a task from agreement `index` (0-based, the order of summary.actionItems) of a meeting and records the task
