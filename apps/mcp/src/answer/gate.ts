@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { DomainError } from '@tt/domain';
 import { fence, neutralise, plain, strip, wellFormed } from './untrusted.js';
@@ -20,28 +21,20 @@ import { fence, neutralise, plain, strip, wellFormed } from './untrusted.js';
  */
 
 /**
- * Texts the server's own renderers made (answer/answer.ts `bound`, the JSON format, tool.ts `ok` and the tool errors):
- * the gate trusts their block structure. Any other text a handler returns is fenced whole as person-written, so a
- * surface registered without the renderers still cannot put text outside a block. Counted, as two requests may
- * compose the same text; bounded, as a handler may compose and then fail (an evicted text is fenced whole: safe).
+ * Texts the server's own renderers made (answer/answer.ts `bound`, the JSON format, tool.ts `ok` and the tool errors)
+ * in the request being answered: the gate trusts their block structure. Any other text a handler returns is fenced
+ * whole as person-written, so a surface registered without the renderers still cannot put text outside a block. The
+ * marks belong to the request (each gated handler runs with a set of its own), so nothing of one answer outlives it.
  */
-const COMPOSED = new Map<string, number>();
-const COMPOSED_MAX = 512;
+const COMPOSED = new AsyncLocalStorage<Set<string>>();
 
-/** Marks `text` as made by the server's renderers, for the gate that will see it. */
+/** Marks `text` as made by the server's renderers, for the gate that will see it (outside a request: not marked). */
 export function composed(text: string): string {
-  COMPOSED.set(text, (COMPOSED.get(text) ?? 0) + 1);
-  if (COMPOSED.size > COMPOSED_MAX) COMPOSED.delete(COMPOSED.keys().next().value!);
+  COMPOSED.getStore()?.add(text);
   return text;
 }
 
-function takeComposed(text: string): boolean {
-  const n = COMPOSED.get(text);
-  if (n === undefined) return false;
-  if (n > 1) COMPOSED.set(text, n - 1);
-  else COMPOSED.delete(text);
-  return true;
-}
+const takeComposed = (text: string): boolean => COMPOSED.getStore()?.has(text) ?? false;
 
 /** Keys whose string values are names or titles: one line in every answer. */
 const NAME_KEYS = new Set([
@@ -201,7 +194,8 @@ const reached = new WeakSet<object>();
  */
 export function installGate(server: object, onFault: (e: unknown, method: string, ctx: unknown) => string): void {
   const s = server as Hookable;
-  const gated = (method: string, handler: Handler): Handler => async (request, ctx) => {
+  const gated = (method: string, handler: Handler): Handler => (request, ctx) => COMPOSED.run(new Set(), () => answer(method, handler, request, ctx));
+  const answer = async (method: string, handler: Handler, request: unknown, ctx: unknown): Promise<unknown> => {
     try {
       const result = await handler(request, ctx);
       return DEFINITIONS.has(method) ? sweep(result) : gateResult(result);
