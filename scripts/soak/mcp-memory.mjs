@@ -10,7 +10,7 @@
 // minute's highest RSS stays under --limit-mb, and no minute's highest is more than --rise-mb above the first
 // settled minute's (the ceiling does not rise). Any failed request fails the run too.
 //
-//   pnpm run build && pnpm run soak:mcp-memory -- --minutes 10 --rate 120
+//   pnpm run build && pnpm run soak:mcp-memory --minutes 10 --rate 120
 //   (--help for the options; BENCH_DATABASE_URL names the PostgreSQL server, default the local one; MCP_NODE runs the mcp
 //   process on another node binary, MCP_MAIN runs another build's apps/mcp/dist/main.js, for an A/B)
 /* global AbortSignal */
