@@ -4,8 +4,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, databaseUrl, freePort, nodeArgs } from './lib.mjs';
 
-/** Starts the built mcp process (`main`: another build's, for an A/B) on database `dbName` (REDIS_URL from BENCH_REDIS_URL, when set); resolves once ready. */
-export async function startBuiltMcp(dbName, main = join(ROOT, 'apps', 'mcp', 'dist', 'main.js')) {
+/**
+ * Starts the built mcp process (`main`: another build's, for an A/B) on database `dbName` (REDIS_URL from
+ * BENCH_REDIS_URL, when set); resolves once ready. `o.node` runs it on another node binary, `o.args` adds node options
+ * after the services' own, and `o.onLine` reads its standard output line by line (otherwise ignored).
+ */
+export async function startBuiltMcp(dbName, main = join(ROOT, 'apps', 'mcp', 'dist', 'main.js'), o = {}) {
   if (!existsSync(main)) throw new Error('apps/mcp/dist/main.js is missing: build first (pnpm run build)');
   const port = await freePort();
   const env = {
@@ -14,7 +18,19 @@ export async function startBuiltMcp(dbName, main = join(ROOT, 'apps', 'mcp', 'di
   };
   if (process.env.BENCH_REDIS_URL) env.REDIS_URL = process.env.BENCH_REDIS_URL;
   else delete env.REDIS_URL;
-  const child = spawn(process.execPath, [...nodeArgs(), main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(o.node ?? process.execPath, [...nodeArgs(), ...(o.args ?? []), main], { env, stdio: ['ignore', o.onLine ? 'pipe' : 'ignore', 'inherit'] });
+  if (o.onLine) {
+    let buffer = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      let end;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        o.onLine(buffer.slice(0, end));
+        buffer = buffer.slice(end + 1);
+      }
+    });
+  }
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; !(await fetch(`${base}/ready`).then((r) => r.ok, () => false)); i++) {
