@@ -44,22 +44,46 @@ const NAME_KEYS = new Set([
   'team', 'teamName', 'taskTitle', 'docTitle', 'pageTitle', 'client', 'clientName',
 ]);
 
-/** Every string of a value through the gate; under a name key (at any depth below it) on one line. */
+/**
+ * Every string of a value through the gate; under a name key (at any depth below it) on one line. A value the gate
+ * leaves as it is comes back as it is (the same object, not a copy): an answer's structured content is copied only
+ * down the paths where a string or a key changed.
+ */
 export function gateValue<T>(value: T, inName = false): T {
   if (typeof value === 'string') {
     const clean = neutralise(wellFormed(value));
     return (inName ? plain(clean) : clean) as T;
   }
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => gateValue(v, inName)) as T;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
-    const v = gateValue((value as Record<string, unknown>)[k], inName || NAME_KEYS.has(k));
-    // A key `__proto__` is defined as an own property, not set as the prototype.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[gateKey(k)] = v;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = gateValue(value[i] as unknown, inName);
+      if (!out && v !== value[i]) out = value.slice(0, i);
+      out?.push(v);
+    }
+    return (out ?? value) as T;
   }
-  return out as T;
+  const source = value as Record<string, unknown>;
+  const keys = Object.keys(source);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = gateValue(source[k], inName || NAME_KEYS.has(k));
+    const key = k === '__proto__' ? k : gateKey(k);
+    if (!out && (v !== source[k] || key !== k)) {
+      out = {};
+      for (const earlier of keys.slice(0, i)) put(out, earlier, source[earlier]);
+    }
+    if (out) put(out, key, v);
+  }
+  return (out ?? value) as T;
+}
+
+/** Sets a key of a copy; a key `__proto__` is defined as an own property, not set as the prototype. */
+function put(out: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[key] = v;
 }
 
 const gateKey = (k: string): string => (/^[\w$.-]*$/.test(k) ? k : plain(wellFormed(k)));
