@@ -123,7 +123,8 @@ const TOOL_ARGS: Record<string, (w: World, era: number) => Record<string, unknow
   create_task_from_agreement: (w, era) => ({ meeting: w.meeting, agreement: 1 + era }),
   // A title whose emoji straddles the change value's cut (120) in the history.
   update_task: (w) => ({ task: w.parent, title: w.across('updatedTitle', 120, w.line('updatedTitle')).slice(0, 190), labels: [w.label('updatedLabel')] }),
-  // By id: this test is about what answers carry, not about naming a column whose name holds invisible characters.
+  // By id: the seed adds the column through the use case, without the input schema's trim, so a name ending in a space
+  // is stored as it is, and a reference by name (which is trimmed) would miss it.
   move_task: (w) => ({ task: w.task, column: w.column }),
   log_time: (w) => ({ task: w.task, minutes: 30, note: w.line('loggedNote') }),
   time_report: () => ({ from: '2020-01-01', groupBy: ['people', 'tasks', 'projects'] }),
