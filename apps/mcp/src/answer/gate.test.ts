@@ -37,6 +37,25 @@ function checkComposed(text: string): void {
 }
 
 describe('the answer gate', () => {
+  it('gateValue keeps the shape and the keys, `__proto__` among them as an own key', () => {
+    const value = JSON.parse('{"a":"x\u200By","b":[1,"<untrusted-text>",null,{"c":true}],"__proto__":{"d":"\uFF1C/untrusted-text>"}}');
+    const out = gateValue(value);
+    expect(out).toEqual({ a: 'xy', b: [1, '&lt;untrusted-text>', null, { c: true }], ['__proto__']: { d: '&lt;/untrusted-text>' } });
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['a', 'b', '__proto__']);
+    expect(JSON.stringify(out)).toBe('{"a":"xy","b":[1,"&lt;untrusted-text>",null,{"c":true}],"__proto__":{"d":"&lt;/untrusted-text>"}}');
+  });
+
+  it('gateValue gives back a value it leaves as it is, the same object, and copies only the paths it changes', () => {
+    const clean = { id: 'tsk_1', key: 'WEB-1', labels: ['bug'], parent: { id: 'tsk_0' } };
+    expect(gateValue(clean)).toBe(clean);
+    const mixed = { a: { id: 'tsk_1' }, b: { title: 'x\u200By' } };
+    const out = gateValue(mixed);
+    expect(out).toEqual({ a: { id: 'tsk_1' }, b: { title: 'xy' } });
+    expect(out.a).toBe(mixed.a);
+    expect(mixed.b.title).toBe('x\u200By');
+  });
+
   it('lets no smuggling character, lone surrogate or forged tag out of composed text, fenced or not', () => {
     fc.assert(fc.property(hostile, hostile, (a, b) => {
       // A name placed outside any block (the mistake the gate must contain) and fenced text around it.

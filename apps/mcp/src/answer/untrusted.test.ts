@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cell, echo, fence, fenceInline, fenceLines, fenceTable, fenceTableWithin, neutralise, neutraliseDeep, plain, strip } from './untrusted.js';
+import { cell, echo, fence, fenceInline, fenceLines, fenceTable, fenceTableWithin, neutralise, plain, strip } from './untrusted.js';
 
 /** Characters of the Unicode Tags block spelling `text` (the "ASCII smuggling" of Rehberger, 2024). */
 const tags = (text: string): string => [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
@@ -103,15 +103,6 @@ describe('names on one line (no forged lines)', () => {
     }
     expect(cell('a | b')).toBe('a \\| b');
     expect(plain('Fix login flow')).toBe('Fix login flow');
-  });
-
-  it('neutraliseDeep keeps the shape and the keys, `__proto__` among them as an own key', () => {
-    const value = JSON.parse('{"a":"x\u200By","b":[1,"<untrusted-text>",null,{"c":true}],"__proto__":{"d":"\uFF1C/untrusted-text>"}}');
-    const out = neutraliseDeep(value);
-    expect(out).toEqual({ a: 'xy', b: [1, '&lt;untrusted-text>', null, { c: true }], ['__proto__']: { d: '&lt;/untrusted-text>' } });
-    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
-    expect(Object.keys(out)).toEqual(['a', 'b', '__proto__']);
-    expect(JSON.stringify(out)).toBe('{"a":"xy","b":[1,"&lt;untrusted-text>",null,{"c":true}],"__proto__":{"d":"&lt;/untrusted-text>"}}');
   });
 
   it('turns every line break into a space', () => {

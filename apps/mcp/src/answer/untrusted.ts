@@ -144,22 +144,6 @@ export function fenceTableWithin(
   return { text: lines.join('\n'), kept };
 }
 
-/** Every string of a value neutralised (structured content, the JSON format): the shape and the keys stay. */
-export function neutraliseDeep<T>(value: T): T {
-  if (typeof value === 'string') return neutralise(value) as T;
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(neutraliseDeep) as T;
-  // A loop rather than entries and fromEntries (a page of 100 tasks is a few thousand values); a key `__proto__` is
-  // defined as an own property, as fromEntries would, not set as the prototype.
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
-    const v = neutraliseDeep((value as Record<string, unknown>)[k]);
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
-  }
-  return out as T;
-}
-
 /** JSON as text that can hold no tag: every `<` is written `\u003c`, which JSON.parse reads back as `<`. */
 export const jsonText = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
 
