@@ -49,11 +49,13 @@ export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<Prompt
   const allowed = defs.filter((def) => def.scopes.every((s) => hasScope(profile.actor, s)) && (!session.toolsets || session.toolsets.includes(def.toolset)));
   // prompts/list never changes while a server runs: no listChanged (the SDK would advertise it by default).
   if (allowed.length) server.server.registerCapabilities({ prompts: { listChanged: false } });
+  // A prompt's answer, for the registry's callback and for the prompts/get handler below that answers in its place.
+  const answer = async (def: PromptDef, args: unknown, extra: Parameters<typeof contextOf>[0]) => ({
+    description: def.title,
+    messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(args as never, contextOf(extra)) } }],
+  });
   for (const def of allowed) {
-    server.registerPrompt(def.name, { title: def.title, description: def.description, argsSchema: def.args }, async (args: Record<string, unknown>, extra) => ({
-      description: def.title,
-      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(args as never, contextOf(extra)) } }],
-    }));
+    server.registerPrompt(def.name, { title: def.title, description: def.description, argsSchema: def.args }, (args: Record<string, unknown>, extra) => answer(def, args, extra));
   }
   const byName = new Map(allowed.map((d) => [d.name, d]));
   if (allowed.length) {
@@ -69,10 +71,7 @@ export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<Prompt
         const argument = first?.code === 'unrecognized_keys' ? first.keys[0] : first?.path[0];
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, humanIssues(parsed.error.issues.slice(0, 1), args, def.args), { argument: argument === undefined ? undefined : String(argument) });
       }
-      return {
-        description: def.title,
-        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(parsed.data as never, contextOf(extra)) } }],
-      };
+      return answer(def, parsed.data, extra);
     });
   }
   const names = new Set(allowed.map((d) => d.name));
