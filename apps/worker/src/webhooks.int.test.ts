@@ -56,8 +56,11 @@ describe.each(MODES)('webhooks over the $name', ({ redisUrl }) => {
     const o = (await stack.call(alice.token, 'POST', '/tasks', { projectId: other.body.data.id, title: 'Elsewhere' })).body.data;
 
     const expected = ['task.created', 'task.updated', 'task.moved', 'comment.created', 'time.logged', 'task.archived', 'task.restored', 'task.deleted', 'doc.created', 'doc.updated', 'task.created'];
-    await waitFor(() => expect(receiver.requests).toHaveLength(expected.length));
-    expect(events(receiver).map((e) => e.type).sort()).toEqual([...expected].sort());
+    // Delivery is at least once: a try that outlives its timeout on a busy machine is sent again under the same event
+    // id and delivery id, so the events are counted once each.
+    const once = (r: Receiver) => [...new Map(events(r).map((e) => [e.id, e])).values()];
+    await waitFor(() => expect(once(receiver)).toHaveLength(expected.length));
+    expect(once(receiver).map((e) => e.type).sort()).toEqual([...expected].sort());
     for (const r of receiver.requests) {
       const e = await verifyWebhook({ payload: r.body, signature: r.headers['x-tracker-signature'] as string, secret: all.secret });
       expect(r.headers['x-tracker-event']).toBe(e.type);
@@ -65,7 +68,7 @@ describe.each(MODES)('webhooks over the $name', ({ redisUrl }) => {
       expect(Object.keys(e).sort()).toEqual(['createdAt', 'data', 'id', 'type', 'workspaceId']);
       expect(e.workspaceId).toBe(workspaceId);
     }
-    const byType = (type: string) => events(receiver).filter((e) => e.type === type);
+    const byType = (type: string) => once(receiver).filter((e) => e.type === type);
     expect(byType('task.updated')[0]!.data).toMatchObject({ actorId: alice.id, changes: ['title', 'priority'], previous: { title: 'First', priority: 'medium' }, task: { title: 'Renamed' } });
     expect(byType('task.moved')[0]!.data).toMatchObject({ from: { statusId: board.statuses[0].id }, to: { statusId: board.statuses[1].id } });
     expect(byType('comment.created')[0]!.data).toMatchObject({ comment: { text: 'hello' }, task: { id: t.id, key: t.key } });
@@ -74,11 +77,16 @@ describe.each(MODES)('webhooks over the $name', ({ redisUrl }) => {
     expect(byType('doc.updated')[0]!.data).toMatchObject({ changes: ['title'], doc: { id: doc.id, title: 'Page 2' } });
 
     // The limited subscription heard only the task made in its project.
-    await waitFor(() => expect(limitedReceiver.requests).toHaveLength(1));
-    expect(events(limitedReceiver).map((e) => [e.type, e.data.task.id])).toEqual([['task.created', o.id]]);
-    const log = await deliveries(stack, all.id);
+    await waitFor(() => expect(once(limitedReceiver)).toHaveLength(1));
+    expect(once(limitedReceiver).map((e) => [e.type, e.data.task.id])).toEqual([['task.created', o.id]]);
+    // One delivery per event, each succeeded.
+    const log = await waitFor(async () => {
+      const l = await deliveries(stack, all.id);
+      expect(l.data.map((d: any) => d.status)).toEqual(expected.map(() => 'succeeded'));
+      return l;
+    });
     expect(log.total).toBe(expected.length);
-    expect(log.data[0]).toMatchObject({ status: 'succeeded', attempts: 1, lastStatusCode: 200, lastError: null, redeliveryOf: null });
+    expect(log.data[0]).toMatchObject({ status: 'succeeded', lastStatusCode: 200, lastError: null, redeliveryOf: null });
     expect(log.data[0].durationMs).toBeGreaterThanOrEqual(0);
   });
 
