@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { expect, it } from 'vitest';
 import { databaseUnavailable } from './availability.js';
 import { openDatabase } from './db.js';
@@ -26,5 +28,34 @@ it('on PGlite, starts no statement after the deadline, rolls the transaction bac
     expect(await db('t').select('id')).toEqual([{ id: 'c' }]);
   } finally {
     await db.destroy();
+  }
+});
+
+// Every promise and timer made under a deadline keeps the deadline (the async context's store). A store that kept
+// the function it was made for would keep the request it serves for as long as any of those lives: a pooled
+// connection's idle timer, a finalization registry's held value. Then every request outlived two young collections
+// and was promoted to the old generation.
+const noop = () => undefined;
+it('the deadline a request runs under does not keep the request alive', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  let gone: WeakRef<object> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const serve = () => {
+    const request = { body: 'x'.repeat(1_000) };
+    gone = new WeakRef(request);
+    return withDeadline(1_000, async () => {
+      // A timer armed during the request that outlives it, as a connection pool's idle timer does.
+      timer = setTimeout(noop, 60_000);
+      return request.body.length;
+    });
+  };
+  expect(await serve()).toBe(1_000);
+  await new Promise((r) => setImmediate(r));
+  gc();
+  try {
+    expect(gone!.deref()).toBeUndefined();
+  } finally {
+    clearTimeout(timer);
   }
 });

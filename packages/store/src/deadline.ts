@@ -75,16 +75,30 @@ export interface Deadline {
 const current = new AsyncLocalStorage<Deadline>();
 
 /**
+ * A deadline as the async context holds it. A class, not an object literal in `withDeadline`: every promise and timer
+ * made under the deadline keeps the store, and a getter written in `withDeadline` would keep that function's scope
+ * with it (the request's handler, its request and response), so a timer armed during a request (a pooled
+ * connection's idle timer) or a promise a finalization registry holds kept the whole request alive until a full
+ * collection, and every request's objects were promoted to the old generation.
+ */
+class RequestDeadline implements Deadline {
+  commits = 0;
+  outcomeBy = 0;
+  extended = false;
+  settled = false;
+  slowestMs = 0;
+  constructor(readonly at: number) {}
+  get committing(): boolean {
+    return this.commits > 0;
+  }
+}
+
+/**
  * Runs `fn` (and everything it starts) under a deadline `ms` from now; database work past it is abandoned. A lazy
  * thenable that `fn` returns (a Knex query builder runs when awaited) is started inside the deadline too.
  */
 export function withDeadline<T>(ms: number, fn: (deadline: Deadline) => T): T {
-  const deadline: Deadline = {
-    at: Date.now() + ms, commits: 0, outcomeBy: 0, extended: false, settled: false, slowestMs: 0,
-    get committing() {
-      return this.commits > 0;
-    },
-  };
+  const deadline = new RequestDeadline(Date.now() + ms);
   return current.run(deadline, () => {
     const r = fn(deadline) as unknown;
     if (r instanceof Promise || !r || typeof (r as { then?: unknown }).then !== 'function') return r as T;
