@@ -14,6 +14,7 @@ import type { ToolContext } from '../tool.js';
 import { carried, carrier } from './context.js';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
 import { serveJsonExchange } from './json-exchange.js';
+import { serveWebExchange } from './web-exchange.js';
 
 /** The revisions the gateway speaks, newest first: 2026-07-28 and every 2025-era revision the SDK serves. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
@@ -82,6 +83,7 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
       const method = methodOf(body);
       const auth = carrier(ctx, method);
       if (route.kind !== 'legacy') {
+        if (method !== 'subscriptions/listen') return serveWebExchange(modern, req, res, body, auth, o.onerror);
         (req as Request & { auth?: AuthInfo }).auth = auth;
         return node(req, res, body);
       }

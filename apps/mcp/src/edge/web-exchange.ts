@@ -1,0 +1,47 @@
+import { toWebRequest } from '@modelcontextprotocol/node';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { Request, Response } from 'express';
+import { rpcIdOf, sendRpcError } from './host-guard.js';
+
+/** The SDK's web-standard handler of the 2026-07-28 side (`createMcpHandler`). */
+export interface WebHandler {
+  fetch(request: globalThis.Request, o: { authInfo?: AuthInfo; parsedBody?: unknown }): Promise<globalThis.Response>;
+}
+
+/**
+ * One 2026-07-28 request that is not a listen stream, on the Express request and response: the parsed body becomes a
+ * fetch Request for the SDK's handler, and its answer is written back.
+ *
+ * It does what the SDK's `toNodeHandler` does, less one thing: the fetch Request carries no abort signal. A Request
+ * made with a signal is registered (on Node.js 20) in a finalization registry whose held value keeps the signal and
+ * its listeners until the Request is collected by a full collection, so every call's controller, listeners and the
+ * async context they hold outlived the call and were promoted to the old generation. A call answered in JSON does not
+ * need the signal: it ends when its handler answers, and a client gone mid-call only loses the answer (as on the
+ * 2025 side). A listen stream, which lives until the client goes, keeps the SDK's adapter and its signal.
+ */
+export async function serveWebExchange(
+  handler: WebHandler, req: Request, res: Response, body: unknown, authInfo: AuthInfo, onerror: (err: Error) => void,
+): Promise<void> {
+  let response: globalThis.Response;
+  try {
+    response = await handler.fetch(await toWebRequest(req, body), { authInfo, parsedBody: body });
+  } catch (err) {
+    // The handler answers every protocol error itself; a throw is our fault, answered as the SDK's adapter does.
+    onerror(err instanceof Error ? err : new Error(String(err)));
+    if (!res.headersSent && !res.destroyed) sendRpcError(res, 500, 'Internal server error', -32603, rpcIdOf(body));
+    return;
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  if (res.destroyed) {
+    await response.body?.cancel().catch(() => undefined);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  // An answer is a JSON body or a short event stream that ends with the answer: read whole, written once.
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
