@@ -14,7 +14,7 @@ import { DockerfileParser } from 'dockerfile-ast';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import YAML from 'yaml';
 import { imageNodeProblem } from './node-versions.mjs';
-import { SERVICE_NODE_FLAGS } from './service-node-flags.mjs';
+import { nodeFlagsFor, SERVICE_NODE_FLAGS } from './service-node-flags.mjs';
 
 // The tools come from this repository's node_modules, whatever tree is checked.
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -112,7 +112,7 @@ function checkDockerfile(app) {
     } catch {
       problem(file, 'CMD is not a JSON array');
     }
-    for (const flag of SERVICE_NODE_FLAGS) if (!argv.includes(flag)) problem(file, `CMD must pass ${flag} to node (scripts/service-node-flags.mjs)`);
+    for (const flag of nodeFlagsFor(app)) if (!argv.includes(flag)) problem(file, `CMD must pass ${flag} to node (scripts/service-node-flags.mjs)`);
   }
   if (!text.includes(`--filter "@tt/${app}..."`) || !text.includes('--frozen-lockfile')) problem(file, `must install @tt/${app} from the frozen lockfile`);
   if (!text.includes(`deploy --prod`)) problem(file, 'the runtime stage must get a pruned production tree (pnpm deploy --prod)');

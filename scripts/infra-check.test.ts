@@ -80,6 +80,7 @@ describe('infra-check', () => {
     ['compose-scrape', 'infra/compose.yaml', (t: string) => t.replace('prometheus.io/port: "3001"', 'prometheus.io/port: "3000"'), /mcp needs labels prometheus.io/],
     ['public-metrics', 'infra/k8s/ingress.yaml', (t: string) => t.replace('path: /\n            pathType: Exact', 'path: /\n            pathType: Prefix'), /would publish \/metrics/],
     ['gc-flags', 'infra/docker/api.Dockerfile', (t: string) => t.replace('"--min-semi-space-size=32", ', ''), /CMD must pass --min-semi-space-size=32/],
+    ['mcp-gc-flags', 'infra/docker/mcp.Dockerfile', (t: string) => t.replace('"--min-semi-space-size=8", ', ''), /CMD must pass --min-semi-space-size=8/],
     ['serve-flags', 'package.json', (t: string) => t.replace('--max-semi-space-size=32 ', ''), /scripts.serve must pass --max-semi-space-size=32/],
     ['k8s-grace', 'infra/k8s/api.yaml', (t: string) => t.replace('terminationGracePeriodSeconds: 40', 'terminationGracePeriodSeconds: 25'), /api: grace period 25 s must exceed SHUTDOWN_DRAIN_MS 5 s \+ shutdown 20 s = 25 s \(terminationGracePeriodSeconds\)/],
     ['k8s-drain', 'infra/k8s/config.yaml', (t: string) => t.replace('SHUTDOWN_DRAIN_MS: "5000"', 'SHUTDOWN_DRAIN_MS: "30000"'), /mcp: grace period 40 s must exceed SHUTDOWN_DRAIN_MS 30 s/],

@@ -34,4 +34,4 @@ EXPOSE 3001
 # Liveness; orchestrators use /ready for readiness (see infra/compose.yaml and infra/k8s).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.MCP_PORT+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=32", "--min-semi-space-size=32", "dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "--min-semi-space-size=8", "dist/main.js"]

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { openDatabase } from '../../packages/store/src/index.ts';
-import { SERVICE_NODE_FLAGS } from '../service-node-flags.mjs';
+import { nodeFlagsFor } from '../service-node-flags.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ADMIN_TOKEN = 'bench-operator-token-0123456789';
@@ -55,7 +55,7 @@ export function freePort() {
  * Node options for the servers a benchmark starts (the API, its floor, the worker): the services' own flags, as in
  * production, then BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof").
  */
-export const nodeArgs = () => [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+export const nodeArgs = (app = 'api') => [...nodeFlagsFor(app), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 /**
  * Starts the built API (apps/api/dist/main.js of `root`: this tree, or another commit's for an A/B) on the database,

@@ -18,7 +18,7 @@ export async function startBuiltMcp(dbName, main = join(ROOT, 'apps', 'mcp', 'di
   };
   if (process.env.BENCH_REDIS_URL) env.REDIS_URL = process.env.BENCH_REDIS_URL;
   else delete env.REDIS_URL;
-  const child = spawn(o.node ?? process.execPath, [...nodeArgs(), ...(o.args ?? []), main], { env, stdio: ['ignore', o.onLine ? 'pipe' : 'ignore', 'inherit'] });
+  const child = spawn(o.node ?? process.execPath, [...nodeArgs('mcp'), ...(o.args ?? []), main], { env, stdio: ['ignore', o.onLine ? 'pipe' : 'ignore', 'inherit'] });
   if (o.onLine) {
     let buffer = '';
     child.stdout.setEncoding('utf8');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SERVICE_NODE_FLAGS } from '../service-node-flags.mjs';
+import { nodeFlagsFor } from '../service-node-flags.mjs';
 import { startProxy } from './proxy.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,7 +62,7 @@ export async function createDatabase(adminUrl, name = `tt_test_topology_${random
 function spawnNode(name, entry, env, onLog) {
   const file = path.join(ROOT, entry);
   if (!existsSync(file)) throw new Error(`${file} is missing: build first (npx -y pnpm@12.21.0 run build)`);
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlagsFor(entry.split('/')[1]), file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail = [];
   const onData = (stream) => {
     let rest = '';
