@@ -1,3 +1,4 @@
+import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, mcpFixture, type McpFixture } from '../test/fixture.js';
 import { BOARD_VIEW_URI, TASK_VIEW_URI, VIEW_HTML, VIEW_MIME_TYPE } from './index.js';
@@ -83,6 +84,10 @@ describe.each(['legacy', 'modern'] as const)('views (%s era)', (era) => {
 });
 
 describe('views and rights', () => {
+  it("the views' MIME type is the one ext-apps names (the server does not load ext-apps at run time)", () => {
+    expect(VIEW_MIME_TYPE).toBe(RESOURCE_MIME_TYPE);
+  });
+
   it('a key without tasks:read sees neither the tools nor the views', async () => {
     const { keys } = await import('@tt/domain');
     const alice = (await fx.runtime.deps.store.users.byLogins(seed.actor.workspace.id, ['alice']))[0]!;
