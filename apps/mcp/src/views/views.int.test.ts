@@ -1,5 +1,6 @@
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tasks } from '@tt/domain';
 import { callTool, mcpFixture, type McpFixture } from '../test/fixture.js';
 import { BOARD_VIEW_URI, TASK_VIEW_URI, VIEW_HTML, VIEW_MIME_TYPE } from './index.js';
 import { HOSTILE_TITLE, seedBoard } from './test/seed.js';
@@ -95,5 +96,35 @@ describe('views and rights', () => {
     const client = await fx.connect(docsOnly.token);
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('show_board');
     expect((await client.listResources()).resources.filter((r) => r.uri.startsWith('ui://'))).toEqual([]);
+  });
+});
+
+describe('show_board reads', () => {
+  it('as many statements for a board of 30 cards as for one of 4: a read per column, none per card', async () => {
+    const client = await fx.connect(seed.token);
+    const count = async () => {
+      let n = 0;
+      // The outbox relay's polling (its statements name "outbox"; its transactions) runs beside the request.
+      const listener = (q: { sql: string }) => void (/"outbox"|^(BEGIN|COMMIT|ROLLBACK)\b/i.test(q.sql) || n++);
+      fx.runtime.db.on('query', listener);
+      try {
+        expect((await callTool(client, 'show_board', { board: seed.board.id })).isError).toBeFalsy();
+      } finally {
+        fx.runtime.db.off('query', listener);
+      }
+      return n;
+    };
+    await count();
+    const before = await count();
+    const bob = (await fx.runtime.deps.store.users.byLogins(seed.actor.workspace.id, ['bob']))[0]!;
+    for (let i = 0; i < 26; i++) {
+      const column = [seed.columns.todo, seed.columns.progress, seed.columns.done][i % 3]!;
+      await tasks.createTask(seed.actor, { title: `Card ${i}`, projectId: seed.project.id, statusId: column.id, assigneeIds: [i % 2 ? bob.id : seed.actor.user.id], labels: [`l${i}`] } as never, fx.runtime.deps);
+    }
+    await fx.runtime.jobs.drain();
+    const after = await count();
+    expect(after).toBe(before);
+    const r = await callTool(client, 'show_board', { board: seed.board.id });
+    expect((r.structuredContent as { columns: Array<{ cards: unknown[] }> }).columns.reduce((n, c) => n + c.cards.length, 0)).toBe(30);
   });
 });
