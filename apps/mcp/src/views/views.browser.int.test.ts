@@ -39,7 +39,7 @@ interface Opened {
 }
 
 /** A fresh page hosting the view of `uri`, opened with the answer of `tool` called with `args`, as a host would. */
-async function open(uri: string, tool: string, args: Record<string, unknown>, theme: 'light' | 'dark' = 'light'): Promise<Opened> {
+async function open(uri: string, tool: string, args: Record<string, unknown>, theme: 'light' | 'dark' = 'light', as = client): Promise<Opened> {
   const page = await browser.newPage({ viewport: { width: 360, height: 800 }, deviceScaleFactor: 1 });
   const opened: Opened = { page, frame: page.mainFrame(), requests: [], errors: [] };
   page.on('request', (r) => {
@@ -51,10 +51,10 @@ async function open(uri: string, tool: string, args: Record<string, unknown>, th
   });
   // The host page is served from a made-up origin: a relative URL the view asked for would show up as a request.
   await page.route(HOST_URL, (r) => r.fulfill({ contentType: 'text/html', body: hostPage }));
-  await page.exposeFunction('hostCallTool', async (p: { name: string; arguments?: Record<string, unknown> }) => client.callTool({ name: p.name, arguments: p.arguments ?? {} }));
+  await page.exposeFunction('hostCallTool', async (p: { name: string; arguments?: Record<string, unknown> }) => as.callTool({ name: p.name, arguments: p.arguments ?? {} }));
   await page.goto(HOST_URL);
-  const html = ((await client.readResource({ uri })).contents[0] as { text: string }).text;
-  const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+  const html = ((await as.readResource({ uri })).contents[0] as { text: string }).text;
+  const result = (await as.callTool({ name: tool, arguments: args })) as CallToolResult;
   await page.evaluate(([h, a, r, t]) => window.openView(h, a, r, t), [html, args, result, theme] as const);
   opened.frame = page.frames().find((f) => f !== page.mainFrame())!;
   return opened;
@@ -139,6 +139,21 @@ describe.skipIf(!hasBrowser)('views in Chromium', () => {
       expect(await o.frame.locator('.status').textContent()).toBe('Moved WEB-1.');
       expect((await tasks.getTask(seed.actor, 'WEB-1', fx.runtime.deps)).statusId).toBe(done);
       expect(o.requests).toEqual([]);
+      expect(o.errors).toEqual([]);
+    } finally {
+      await o.page.close();
+    }
+  });
+
+  it('board: a move the key may not make shows the tool\'s message and leaves the card where it was', async () => {
+    const o = await open(BOARD_VIEW_URI, 'show_board', { project: 'WEB' }, 'light', await fx.connect(seed.readOnlyToken));
+    try {
+      const progress = seed.columns.progress.id;
+      await o.frame.locator('article[data-key="WEB-2"] select').selectOption(progress);
+      await o.frame.locator('.status.error').waitFor();
+      expect(await o.frame.locator('.status').textContent()).toMatch(/^insufficient_scope: move_task needs the right tasks:write/);
+      expect(await o.frame.locator(`section[data-column="${seed.columns.todo.id}"] article[data-key="WEB-2"]`).count()).toBe(1);
+      expect((await tasks.getTask(seed.actor, 'WEB-2', fx.runtime.deps)).statusId).toBe(seed.columns.todo.id);
       expect(o.errors).toEqual([]);
     } finally {
       await o.page.close();

@@ -61,7 +61,10 @@ async function moveCard(app: App, board: Board, card: Card, columnId: string): P
   } catch (e) {
     // The tool's own message says what went wrong (a right missing, a column gone); the board stays as it was.
     setStatus(status, (e as Error).message, true);
-    root.querySelectorAll('select').forEach((s) => (s.disabled = false));
+    root.querySelectorAll('select').forEach((s) => {
+      s.disabled = false;
+      s.selectedIndex = 0;
+    });
   } finally {
     busy = false;
   }
