@@ -1,4 +1,4 @@
-import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
 /*
  * Browser-side helpers shared by the views (bundled into each view's HTML, see bundle.ts). Every string a person
@@ -26,10 +26,13 @@ export async function call(app: App, name: string, args: Record<string, unknown>
   return (result.structuredContent ?? {}) as Record<string, unknown>;
 }
 
+/**
+ * The host's theme and style variables (colours, font stacks, radii). Its font CSS is not applied: it may load font
+ * files, and a view makes no request of its own; `--font-sans` from the variables still picks the host's family.
+ */
 function applyContext(ctx: McpUiHostContext | undefined): void {
   if (ctx?.theme) applyDocumentTheme(ctx.theme);
   if (ctx?.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
-  if (ctx?.styles?.css?.fonts) applyHostFonts(ctx.styles.css.fonts);
 }
 
 /**

@@ -111,18 +111,21 @@ describe.skipIf(!hasBrowser)('views in Chromium', () => {
     }
   });
 
-  it('board: follows the host theme, dark and then light', async () => {
+  it('board: follows the host theme, dark and then light, and its colours', async () => {
     const o = await open(BOARD_VIEW_URI, 'show_board', { project: 'WEB' }, 'dark');
     try {
       await o.frame.locator('article.card').first().waitFor();
       const background = () => o.frame.evaluate(() => getComputedStyle(document.body).backgroundColor);
       const dark = await background();
-      await o.page.evaluate(() => window.setTheme('light'));
+      await o.page.evaluate(() => window.setHostContext({ theme: 'light' }));
       await o.frame.waitForFunction(() => document.documentElement.dataset.theme === 'light');
       const light = await background();
       const lum = (rgb: string) => rgb.match(/\d+/g)!.slice(0, 3).map(Number).reduce((a, b) => a + b, 0);
       expect(lum(dark)).toBeLessThan(200);
       expect(lum(light)).toBeGreaterThan(600);
+      // The host's own colours, when it sends them, win over the view's defaults.
+      await o.page.evaluate(() => window.setHostContext({ styles: { variables: { '--color-background-primary': 'rgb(1, 2, 3)' } as never } }));
+      await o.frame.waitForFunction(() => getComputedStyle(document.body).backgroundColor === 'rgb(1, 2, 3)');
       // Narrow column: nothing wider than the 360 px frame.
       expect(await o.frame.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     } finally {

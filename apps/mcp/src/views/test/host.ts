@@ -12,7 +12,7 @@ declare global {
   interface Window {
     hostCallTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult>;
     openView(html: string, input: Record<string, unknown>, result: CallToolResult, theme: 'light' | 'dark'): Promise<void>;
-    setTheme(theme: 'light' | 'dark'): Promise<void>;
+    setHostContext(context: McpUiHostContext): Promise<void>;
     viewInitialized?: boolean;
   }
 }
@@ -39,6 +39,6 @@ window.openView = async (html, input, result, theme) => {
   await bridge.sendToolResult(result as never);
 };
 
-window.setTheme = async (theme) => {
-  await bridge!.sendHostContextChange({ theme });
+window.setHostContext = async (context) => {
+  await bridge!.sendHostContextChange(context);
 };
