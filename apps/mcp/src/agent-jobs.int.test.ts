@@ -260,7 +260,7 @@ describe('agent jobs', () => {
     expect((await docsOnly.call('search_tasks')).text).toMatch(/^forbidden: search_tasks is in the toolset tasks/);
     // A key with tasks:read only: asking for docs gives no docs tool; a write tool names the missing right.
     const narrow = await agent(noScopeKey, { headers: { 'X-MCP-Toolsets': 'docs,tasks' } });
-    expect((await narrow.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_task', 'list_activity', 'list_projects', 'search_tasks', 'whoami']);
+    expect((await narrow.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_task', 'list_activity', 'list_projects', 'search_tasks', 'show_board', 'whoami']);
     const denied = await narrow.call('add_comment', { task: hostileTaskKey, text: 'hi' });
     expect(denied.text).toBe(
       "insufficient_scope: add_comment needs the right tasks:write, which this key lacks; the key's rights: tasks:read. Ask the person you work for for a key with that right.",

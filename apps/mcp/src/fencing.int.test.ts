@@ -91,6 +91,7 @@ const ARGS: Record<string, (round: number) => Record<string, unknown>> = {
   list_users: () => ({}),
   search_tasks: () => ({ project: 'WEB' }),
   get_task: () => ({ task: ids.task }),
+  show_board: () => ({ project: 'WEB' }),
   add_comment: () => ({ task: ids.task, text: h('newComment') }),
   create_task: () => ({ title: h('createdTitle'), project: 'WEB', labels: [h('createdLabel')], checklist: [{ text: UNSHOWN, done: false }] }),
   create_task_from_agreement: (round) => ({ meeting: ids.meeting, agreement: 1 + round }),

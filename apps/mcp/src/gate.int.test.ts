@@ -117,6 +117,7 @@ const TOOL_ARGS: Record<string, (w: World, era: number) => Record<string, unknow
   list_projects: () => ({}),
   list_users: () => ({}),
   search_tasks: () => ({ project: 'WEB' }),
+  show_board: () => ({ project: 'WEB' }),
   get_task: (w) => ({ task: w.task, sections: ['description', 'checklist', 'subtasks', 'comments', 'docs', 'agreements', 'history'] }),
   add_comment: (w) => ({ task: w.task, text: w.across('newComment', 1500) }),
   create_task: (w) => ({ title: w.line('createdTitle'), project: 'WEB', labels: [w.label('createdLabel')] }),

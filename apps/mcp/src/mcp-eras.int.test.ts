@@ -46,6 +46,7 @@ afterAll(() => fx?.close());
 /** Arguments that make each tool succeed on the seeded data. */
 const calls = (agreement = 0): Array<[string, Record<string, unknown>]> => [
   ['whoami', {}], ['list_projects', {}], ['list_users', {}], ['search_tasks', {}], ['get_task', { task: taskKey }],
+  ['show_board', { project: 'WEB' }],
   ['add_comment', { task: taskKey, text: 'On it' }], ['create_task', { title: 'New one', project: 'WEB' }],
   ['create_task_from_agreement', { meeting: meetingId, agreement }], ['update_task', { task: taskKey, priority: 'high' }],
   ['move_task', { task: taskKey, column: 'progress' }], ['log_time', { task: taskKey, minutes: 15 }], ['time_report', {}],

@@ -139,7 +139,7 @@ describe('mcp', () => {
       expect(tools.map((t) => t.name).sort()).toEqual(
         [
           'add_comment', 'create_doc', 'create_task', 'create_task_from_agreement', 'get_doc', 'get_meeting', 'get_task', 'list_activity', 'list_docs', 'list_meetings', 'list_projects',
-          'list_users', 'log_time', 'move_task', 'search_tasks', 'time_report', 'update_doc', 'update_task', 'whoami',
+          'list_users', 'log_time', 'move_task', 'search_tasks', 'show_board', 'time_report', 'update_doc', 'update_task', 'whoami',
         ],
       );
       for (const t of tools) expect(t.annotations?.openWorldHint).toBe(false);
@@ -667,7 +667,7 @@ describe('mcp-time-docs-meetings', () => {
       const timeOnly = await connect(tokens.timeOnly!);
       expect((await timeOnly.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_projects', 'list_users', 'time_report', 'whoami']);
       const docsRead = await connect(tokens.docsRead!);
-      expect((await docsRead.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_doc', 'get_task', 'list_activity', 'list_docs', 'list_projects', 'list_users', 'search_tasks', 'whoami']);
+      expect((await docsRead.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_doc', 'get_task', 'list_activity', 'list_docs', 'list_projects', 'list_users', 'search_tasks', 'show_board', 'whoami']);
       const withDocs = await call(docsRead, 'get_task', { task: task.key });
       expect(withDocs.text).toContain('## Linked pages (1)');
       expect(withDocs.text).not.toContain('## Meeting agreements');

@@ -1,6 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources.js';
+import { registerViews } from './views/index.js';
+import { showBoard } from './tools/boards.js';
 import { listActivity } from './tools/activity.js';
 import { addComment } from './tools/comments.js';
 import { createDoc, getDoc, listDocs, updateDoc } from './tools/docs.js';
@@ -34,7 +36,7 @@ export const SERVER_INSTRUCTIONS = [
 
 /** Every tool; registerTools keeps those the key's rights and the session allow. */
 export const TOOLS: ReadonlyArray<ToolDef> = [
-  whoami, listProjects, listUsers, searchTasks, getTask, addComment, createTask, createTaskFromAgreement, updateTask, moveTask, logTime,
+  whoami, listProjects, listUsers, searchTasks, getTask, showBoard, addComment, createTask, createTaskFromAgreement, updateTask, moveTask, logTime,
   timeReport, listDocs, getDoc, createDoc, updateDoc, listMeetings, getMeeting, listActivity,
 ] as ReadonlyArray<ToolDef>;
 
@@ -168,6 +170,7 @@ export function buildMcpServer(p: Profile, era: Era = 'legacy'): McpServer {
   );
   registerTools(server, TOOLS, p);
   registerResources(server, p);
+  registerViews(server, p);
   registerPrompts(server, p);
   if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false } });
   return server;

@@ -40,6 +40,8 @@ export interface ToolDef<S extends Input = Input> {
   input: S;
   output?: z.ZodObject;
   annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint'>>;
+  /** The MCP Apps view (a `ui://` resource, views/index.ts) a host shows with the tool's answer. */
+  view?: string;
   run(args: z.output<S>, ctx: ToolContext): Promise<CallToolResult>;
 }
 
@@ -118,6 +120,7 @@ function listed(tool: ToolDef<Input>): Tool {
       inputSchema: toolJsonSchema(tool.input, 'input') as Tool['inputSchema'],
       ...(tool.output ? { outputSchema: toolJsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
       annotations: listedAnnotations(tool.annotations),
+      ...(tool.view ? { _meta: { ui: { resourceUri: tool.view } } } : {}),
     };
     listedCache.set(tool, t);
   }

@@ -76,6 +76,8 @@ export function taskViewData(v: View, cuts: Cuts, offset: number) {
     },
     ...(description ? { description: description.text } : {}),
     checklist: t.checklist.slice(0, LIST_MAX).map((c) => ({ id: c.id, text: cutAt(c.text, 300), done: c.done })),
+    // Whether the checklist above is whole (no item left out or shortened): only a whole one may be written back.
+    checklistComplete: t.checklist.length <= LIST_MAX && t.checklist.every((c) => c.text.length <= 300),
     ...(v.subtasks ? { subtasks: v.subtasks.slice(0, LIST_MAX).map((s) => ({ id: s.id, key: s.key, title: s.title, status: s.statusName, category: s.statusCategory })) } : {}),
     ...(v.comments
       ? {

@@ -8,6 +8,7 @@ import { type Cuts, cutNote, fitCuts, piece, pieces, renderTaskView, taskViewDat
 import { fence, JSON_FENCE_CHARS, jsonText } from '../answer/untrusted.js';
 import { defineTool, pageNote } from '../tool.js';
 import { cursor, format, FormatOut, READ } from './args.js';
+import { TASK_VIEW_URI } from '../views/index.js';
 
 const TASK_SECTIONS = context.TASK_SECTIONS;
 const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1).max(50)]);
@@ -147,6 +148,7 @@ export const getTask = defineTool({
     docIds: z.array(z.string()).optional(),
   }),
   annotations: READ,
+  view: TASK_VIEW_URI,
   async run(args, { actor, deps }) {
     if (args.commentId !== undefined) return readComment(actor, args.task, args.commentId, args.offset, args.format, deps);
     const sections = args.sections ?? (args.offset > 0 ? ['description' as const] : TASK_SECTIONS);

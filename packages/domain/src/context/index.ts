@@ -3,3 +3,4 @@ export * from './schema.js';
 export * from './render.js';
 export * from './context.js';
 export * from './view.js';
+export * from './board.js';
