@@ -1,3 +1,4 @@
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys, people, SCOPES } from '@tt/domain';
 import { mcpFixture, type McpFixture } from '../test/fixture.js';
@@ -101,7 +102,11 @@ describe('switch on (MCP_CONFORMANCE_FIXTURES=1)', () => {
     const result = await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
     expect(progress).toEqual([0, 50, 100]);
     expect(result.isError).toBeFalsy();
+    const logged: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params.data));
     await client.setLoggingLevel('debug');
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    expect(logged).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
   });
 
   it('2026-07-28: a signed requestState completes the call; the same state tampered is refused with -32602', async () => {
