@@ -53,7 +53,7 @@ export interface ToolDef<S extends Input = Input, R extends ToolAnswer = CallToo
 }
 
 /** Identity helper that keeps the argument type of `run` tied to the input schema. */
-export const defineTool = <S extends Input>(def: ToolDef<S>): ToolDef<S> => def;
+export const defineTool = <S extends Input, R extends ToolAnswer = CallToolResult>(def: ToolDef<S, R>): ToolDef<S, R> => def;
 
 /** A Markdown text result, with structured content for clients that read it. */
 export function ok(markdown: string, structured?: Record<string, unknown>): CallToolResult {

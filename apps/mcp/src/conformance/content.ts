@@ -25,7 +25,7 @@ const text = (t: string) => ({ type: 'text' as const, text: composed(t) });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends a notification about the call being answered; it reaches the client on that call's own response stream. */
-const notify = (req: ServerContext, method: string, params: Record<string, unknown>) => req.mcpReq.notify({ method, params } as never);
+const notify = (req: ServerContext, method: string, params: Record<string, unknown>) => req.mcpReq.notify({ method, params });
 
 export const CONTENT_TOOLS: ReadonlyArray<ToolDef<z.ZodObject>> = [
   fixed('test_simple_text', 'Answers one text', () => [text('This is a simple text response for testing.')]),

@@ -63,7 +63,7 @@ const elicited = (req: ServerContext, key: string, field: string): string => {
 };
 
 const tool = (name: string, description: string, run: (req: ServerContext) => Promise<Answer>): ToolDef<typeof NONE, Answer> =>
-  defineTool<typeof NONE>({ name, title: name, description, input: NONE, annotations: READ, run: (_a, _c, req) => run(req) as Promise<CallToolResult> }) as ToolDef<typeof NONE, Answer>;
+  defineTool<typeof NONE, Answer>({ name, title: name, description, input: NONE, annotations: READ, run: (_a, _c, req) => run(req) });
 
 /** Whether the client said it can answer `capability` (its per-request capabilities on 2026-07-28). */
 function clientCan(req: ServerContext, capability: string): boolean {
