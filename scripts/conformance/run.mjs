@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (server scenarios, at 2026-07-28 and at 2025-11-25) against a running MCP endpoint,
 // with a real API key added by auth-preload.mjs and the expected failures of expected-failures-<version>.yml.
+// The gateway must run with MCP_CONFORMANCE_FIXTURES=1 (the suite's fixtures; test only), as the contract checks start it.
 // CLI: MCP_URL=http://127.0.0.1:3001/mcp MCP_TOKEN=tt_... node scripts/conformance/run.mjs
 import { spawn } from 'node:child_process';
 import path from 'node:path';

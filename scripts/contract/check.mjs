@@ -86,7 +86,9 @@ try {
   step('starting the topology (migrate, 2 x api + proxy, mcp, worker)');
   topology = await startTopology({
     databaseUrl: db.url, redisUrl, ports: { proxy: 0, mcp: 0, worker: 0, api: 0 }, queuePrefix: db.name,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' },
+    // The conformance suite calls its own fixtures (tools, resources, prompts); the mcp process serves them beside
+    // ours only with this switch, which production never sets (docs/mcp.md).
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', MCP_CONFORMANCE_FIXTURES: '1' },
   });
   const seed = await seedWorkspace(topology.apiUrl, topology.adminToken);
   const run = { topology: checkTopology, redocly: checkRedocly, prism: checkPrism, conformance: checkConformance };

@@ -32,6 +32,8 @@ export interface McpAppOptions {
    */
   bus?: ServerEventBus;
   maxSubscriptions?: number;
+  /** Test only: serve the conformance suite's fixtures beside the real tools (src/conformance/); default off. */
+  conformanceFixtures?: boolean;
   /**
    * Seam for live subscriptions: called before a `subscriptions/listen` request is served, with the key's context and
    * the HTTP response. It may refuse (throw a DomainError: answered as a JSON-RPC error) or keep `res` to end the
@@ -74,7 +76,7 @@ export function createMcpApp(o: McpAppOptions): McpApp {
     sendRpcError(res, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
   };
   const endpoint = eraEndpoint({
-    pool: createServerPool(),
+    pool: createServerPool({ fixtures: o.conformanceFixtures ?? false }),
     bus: o.bus,
     maxSubscriptions: o.maxSubscriptions,
     onerror: (err) => o.logger.debug({ err: err.message }, 'mcp request refused'),

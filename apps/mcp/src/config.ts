@@ -6,7 +6,16 @@ import { OAuthConfigShape } from './oauth/settings.js';
 export { trustProxy } from '@tt/http';
 
 /** Process configuration of the standalone MCP server, parsed once from the environment in main. */
-export const ConfigSchema = z.object({ ...ServerConfigShape, ...OAuthConfigShape, ...BrowserConfigShape });
+export const ConfigSchema = z.object({
+  ...ServerConfigShape,
+  ...OAuthConfigShape,
+  ...BrowserConfigShape,
+  /**
+   * Test only: serve the official conformance suite's fixtures (src/conformance/) beside the real tools, so CI can run
+   * the suite against the real protocol paths. Never on in production: the fixtures are not the task tracker's.
+   */
+  MCP_CONFORMANCE_FIXTURES: z.enum(['0', '1', 'true', 'false']).default('0').transform((v) => v === '1' || v === 'true'),
+});
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

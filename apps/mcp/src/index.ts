@@ -27,6 +27,8 @@ export interface McpOptions {
   oauth?: OAuthSettings;
   /** Live subscriptions' seams (see McpAppOptions): the event bus, the stream bound, the listen check. */
   subscriptions?: Pick<McpAppOptions, 'bus' | 'maxSubscriptions' | 'beforeListen'>;
+  /** Test only (MCP_CONFORMANCE_FIXTURES): serve the conformance suite's fixtures too (src/conformance/). */
+  conformanceFixtures?: boolean;
 }
 
 export interface McpServerHandle {
@@ -47,6 +49,7 @@ export async function startMcp(opts: McpOptions, runtime: Runtime): Promise<McpS
     allowedOrigins: allowedOrigins(process.env.MCP_ALLOWED_ORIGINS),
     metrics: opts.metrics === false ? false : { token: opts.metricsToken },
     oauth: opts.oauth ?? oauthSettings(process.env),
+    conformanceFixtures: opts.conformanceFixtures ?? false,
     ...(opts.subscriptions ?? liveSubscriptions({ deps: runtime.deps, changes: runtime.changes, drain: runtime.drain, logger })),
   });
   const server = await listen(app, opts.port, opts.host);

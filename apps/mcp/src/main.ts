@@ -11,7 +11,7 @@ const { config, logger, runtime, mcp } = await startOrExit('mcp', async () => {
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger, migrate: migrateOnStart(config.MIGRATE_ON_START),
     queuePrefix: config.QUEUE_PREFIX,
   });
-  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metricsToken: config.METRICS_TOKEN, drainMs: config.SHUTDOWN_DRAIN_MS, oauth: oauthSettings(config) }, runtime);
+  const mcp = await startMcp({ port: config.MCP_PORT, host: config.HOST, logLevel: config.LOG_LEVEL, trustProxy: config.TRUST_PROXY, metricsToken: config.METRICS_TOKEN, drainMs: config.SHUTDOWN_DRAIN_MS, oauth: oauthSettings(config), conformanceFixtures: config.MCP_CONFORMANCE_FIXTURES }, runtime);
   return { config, logger, runtime, mcp };
 });
 logger.info({ url: `${mcp.url}/mcp` }, 'mcp listening');

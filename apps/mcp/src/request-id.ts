@@ -46,8 +46,8 @@ function replayed(result: CallToolResult, key: string): CallToolResult {
 export function withRequestId<S extends Input>(def: ToolDef<S>): ToolDef<S> {
   return {
     ...def,
-    run: (args, ctx) =>
-      oncePerRequestId(ctx, def.name, (args as { requestId?: string }).requestId, args as Record<string, unknown>, (scoped) => def.run(args, scoped)),
+    run: (args, ctx, req) =>
+      oncePerRequestId(ctx, def.name, (args as { requestId?: string }).requestId, args as Record<string, unknown>, (scoped) => def.run(args, scoped, req)),
   };
 }
 

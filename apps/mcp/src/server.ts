@@ -17,6 +17,7 @@ import { type Profile, registerTools, scopesOf, type ToolDef } from './tool.js';
 import { CONVENTION } from './answer/untrusted.js';
 import { installGate } from './answer/gate.js';
 import { carried, type HandlerExtra } from './edge/context.js';
+import { FIXTURE_PROMPTS, fixtureTools, registerFixtures } from './conformance/index.js';
 
 export const SERVER_INSTRUCTIONS = [
   'You work in a team task tracker as the user who owns the API key (see whoami: it also gives today\'s date and the time zone); ' +
@@ -93,7 +94,8 @@ const PROFILES = 128;
 const profileKey = (era: Era, p: Profile): string =>
   `${era}|${[...p.actor.key.scopes].sort().join(',')}|${p.session?.readOnly ? 'ro' : 'rw'}|${p.session?.toolsets?.join(',') ?? '*'}`;
 
-export function createServerPool(): ServerPool {
+/** `fixtures`: every server also serves the conformance suite's fixtures (MCP_CONFORMANCE_FIXTURES, test only). */
+export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
   const idle = new Map<string, McpServer[]>();
   // Servers that only describe a profile, apart from the idle ones: a request taking one could connect it meanwhile.
   const describing = new Map<string, McpServer>();
@@ -112,7 +114,7 @@ export function createServerPool(): ServerPool {
   };
   const build = (p: Profile, era: Era, back: McpServer[] | undefined): McpServer => {
     built++;
-    const server = buildMcpServer(p, era);
+    const server = buildMcpServer(p, era, { fixtures: o.fixtures ?? false });
     if (back) {
       // Closed: its exchange has ended (the SDK's own onclose, when it sets one, calls this after its work).
       server.server.onclose = () => {
@@ -161,17 +163,19 @@ export function gatedServer(...args: ConstructorParameters<typeof McpServer>): M
 
 /**
  * A server with every tool, resource and prompt the profile may use, for either era (the same definitions serve both).
- * Every answer leaves through the gate (answer/gate.ts), installed before anything is registered.
+ * Every answer leaves through the gate (answer/gate.ts), installed before anything is registered. `fixtures` adds the
+ * conformance suite's tools, resources and prompts (src/conformance/, test only).
  */
-export function buildMcpServer(p: Profile, era: Era = 'legacy'): McpServer {
+export function buildMcpServer(p: Profile, era: Era = 'legacy', o: { fixtures?: boolean } = {}): McpServer {
   const server = gatedServer(
     { name: 'task-tracker', version: '1.0.0' },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, cacheHints: CACHE_HINTS },
   );
-  registerTools(server, TOOLS, p);
+  registerTools(server, o.fixtures ? [...TOOLS, ...fixtureTools(era)] : TOOLS, p);
   registerResources(server, p);
   registerViews(server, p);
-  registerPrompts(server, p);
+  registerPrompts(server, p, o.fixtures ? FIXTURE_PROMPTS : []);
+  if (o.fixtures) registerFixtures(server, era);
   if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false } });
   return server;
 }

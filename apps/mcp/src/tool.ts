@@ -1,4 +1,4 @@
-import { type CallToolResult as SdkCallToolResult, type McpServer, ProtocolError, ProtocolErrorCode, type Tool, type ToolAnnotations } from '@modelcontextprotocol/server';
+import { type CallToolResult as SdkCallToolResult, type InputRequiredResult, type McpServer, ProtocolError, ProtocolErrorCode, type ServerContext, type Tool, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isOutcomeUnknown, isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@tt/http';
@@ -29,7 +29,10 @@ export interface ToolContext {
 
 type Input = z.ZodObject;
 
-export interface ToolDef<S extends Input = Input> {
+/** What a tool may answer: its result, or (2026-07-28, multi-round-trip) a request for the client's input first. */
+export type ToolAnswer = CallToolResult | InputRequiredResult;
+
+export interface ToolDef<S extends Input = Input, R extends ToolAnswer = CallToolResult> {
   name: string;
   title: string;
   description: string;
@@ -38,15 +41,21 @@ export interface ToolDef<S extends Input = Input> {
   /** The toolset (X-MCP-Toolsets) the tool belongs to; omitted = always available (whoami). */
   toolset?: Toolset;
   input: S;
+  /**
+   * The input schema tools/list shows, when the one made from `input` cannot say it (keywords zod does not write, such
+   * as a conformance fixture's `$defs` or `x-mcp-header`). Arguments are still checked with `input`.
+   */
+  listedInput?: Record<string, unknown>;
   output?: z.ZodObject;
   annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint'>>;
   /** The MCP Apps view (a `ui://` resource, views/index.ts) a host shows with the tool's answer. */
   view?: string;
-  run(args: z.output<S>, ctx: ToolContext): Promise<CallToolResult>;
+  /** `req` is the SDK's view of the call, for the few tools that talk back on it (progress, input requests). */
+  run(args: z.output<S>, ctx: ToolContext, req: ServerContext): Promise<R>;
 }
 
 /** Identity helper that keeps the argument type of `run` tied to the input schema. */
-export const defineTool = <S extends Input>(def: ToolDef<S>): ToolDef<S> => def;
+export const defineTool = <S extends Input, R extends ToolAnswer = CallToolResult>(def: ToolDef<S, R>): ToolDef<S, R> => def;
 
 /** A Markdown text result, with structured content for clients that read it. */
 export function ok(markdown: string, structured?: Record<string, unknown>): CallToolResult {
@@ -88,10 +97,10 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown): z.outp
 }
 
 /** The rights a tool needs. */
-export const scopesOf = (tool: ToolDef<Input>): Scope[] => (tool.scope === undefined ? [] : Array.isArray(tool.scope) ? tool.scope : [tool.scope]);
+export const scopesOf = (tool: ToolDef<Input, ToolAnswer>): Scope[] => (tool.scope === undefined ? [] : Array.isArray(tool.scope) ? tool.scope : [tool.scope]);
 
 /** Why a tool cannot be used in this request, or null when it can. */
-export function refusal(tool: ToolDef<Input>, ctx: Profile): string | null {
+export function refusal(tool: ToolDef<Input, ToolAnswer>, ctx: Profile): string | null {
   const missing = scopesOf(tool).filter((s) => !hasScope(ctx.actor, s));
   if (missing.length) {
     const has = ctx.actor.key.scopes.length ? ctx.actor.key.scopes.join(', ') : 'none';
@@ -109,15 +118,15 @@ export function refusal(tool: ToolDef<Input>, ctx: Profile): string | null {
 }
 
 /** A tool as tools/list shows it, built once per tool: the schemas take the portable spelling (see json-schema.ts). */
-const listedCache = new WeakMap<ToolDef<Input>, Tool>();
-function listed(tool: ToolDef<Input>): Tool {
+const listedCache = new WeakMap<ToolDef<Input, ToolAnswer>, Tool>();
+function listed(tool: ToolDef<Input, ToolAnswer>): Tool {
   let t = listedCache.get(tool);
   if (!t) {
     t = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: toolJsonSchema(tool.input, 'input') as Tool['inputSchema'],
+      inputSchema: (tool.listedInput ?? toolJsonSchema(tool.input, 'input')) as Tool['inputSchema'],
       ...(tool.output ? { outputSchema: toolJsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
       annotations: listedAnnotations(tool.annotations),
       ...(tool.view ? { _meta: { ui: { resourceUri: tool.view } } } : {}),
@@ -139,12 +148,18 @@ export type Profile = Pick<ToolContext, 'actor' | 'session'>;
  * of `tools`, so it is the same on every request (clients cache it on 2026-07-28). The server serves many requests of
  * the same profile: each call reads its own context from the request (edge/context.ts).
  */
-export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<Input>>, profile: Profile): string[] {
-  const allowed = new Map<string, ToolDef<Input>>();
+export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<Input, ToolAnswer>>, profile: Profile): string[] {
+  const allowed = new Map<string, ToolDef<Input, ToolAnswer>>();
   for (const tool of tools) if (!refusal(tool, profile)) allowed.set(tool.name, tool);
   const list = [...allowed.values()].map(listed);
   server.server.setRequestHandler('tools/list', () => ({ tools: list }));
-  server.server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
+  // On 2026-07-28 the SDK checks Mcp-Param-* headers against a tool's x-mcp-header declarations before the call; it
+  // reads the schema from its own registry, which these tools bypass, so it is given the listed one.
+  server.toolInputSchemaJson = (name) => {
+    const tool = allowed.get(name);
+    return tool && (listed(tool).inputSchema as Record<string, unknown>);
+  };
+  server.server.setRequestHandler('tools/call', async (request, extra): Promise<ToolAnswer> => {
     const ctx = contextOf(extra);
     const { name } = request.params;
     const tool = allowed.get(name);
@@ -163,11 +178,13 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
     }
     try {
       const args = validate(tool.input, request.params.arguments ?? {});
-      const result = await tool.run(args as z.output<Input>, ctx);
-      done(result.isError ? 'error' : 'ok');
+      const result = await tool.run(args as z.output<Input>, ctx, extra);
+      done('isError' in result && result.isError ? 'error' : 'ok');
       return result;
     } catch (e) {
       done(toolOutcome(e));
+      // A fault in the protocol itself (a multi-round-trip state that fails its check) stays a protocol error.
+      if (e instanceof ProtocolError) throw e;
       return errorResult(e, ctx, tool.name, request.params.arguments);
     }
   });

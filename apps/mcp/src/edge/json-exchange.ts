@@ -8,6 +8,7 @@ import {
   type JSONRPCMessage,
   type McpServer,
   type Transport,
+  type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
 import { sendRpcError } from './host-guard.js';
@@ -22,7 +23,9 @@ type RequestId = string | number;
  * the SDK's Streamable HTTP server transport does in stateless JSON mode (Accept and Content-Type checks, batches,
  * 202 for notifications, one JSON answer holding every response), without turning the Node request into a fetch
  * Request and the answer back into a Node response: that round trip cost more than the rest of the protocol on every
- * call. Messages the server sends mid-call (progress, logging) are dropped, as in the SDK's JSON mode.
+ * call. A notification the server sends mid-call about one of the exchange's requests (progress, a log message)
+ * turns the answer into an SSE stream on the same response, as the transport allows: the notifications, then the
+ * responses. The stream ends with the exchange, so nothing outlives the request.
  */
 class JsonExchange implements Transport {
   onmessage?: Transport['onmessage'];
@@ -35,6 +38,7 @@ class JsonExchange implements Transport {
   constructor(
     private readonly authInfo: AuthInfo,
     private readonly rewrite: (message: JSONRPCMessage) => JSONRPCMessage,
+    private readonly notice: (message: JSONRPCMessage) => void,
   ) {}
 
   async start(): Promise<void> {}
@@ -49,7 +53,13 @@ class JsonExchange implements Transport {
     return done;
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (isJSONRPCNotification(message)) {
+      // A notification about a request of this exchange (progress, a log message) goes out on its response stream.
+      const about = options?.relatedRequestId;
+      if (!this.closed && about !== undefined && this.answers.has(about) && this.answers.get(about) === undefined) this.notice(message);
+      return;
+    }
     if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
     const id = message.id;
     if (id === undefined || id === null || !this.answers.has(id)) return;
@@ -91,11 +101,25 @@ export async function serveJsonExchange(
   if (raw.length > MAX_BATCH) return sendRpcError(res, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`, -32600);
   if (raw.length === 0 || !raw.every(isMessage)) return sendRpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
 
-  const transport = new JsonExchange(authInfo, rewrite);
+  let streaming = false;
+  const event = (m: JSONRPCMessage) => res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  const notice = (m: JSONRPCMessage) => {
+    if (res.writableEnded || res.destroyed) return;
+    if (!streaming) {
+      streaming = true;
+      res.status(200).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.flushHeaders();
+    }
+    event(m);
+  };
+  const transport = new JsonExchange(authInfo, rewrite, notice);
   res.on('close', () => void server.close());
   await server.connect(transport);
   const answers = await transport.exchange(raw);
   if (res.writableEnded || res.destroyed) return;
-  if (!raw.some(isJSONRPCRequest)) res.status(202).end();
+  if (streaming) {
+    for (const answer of answers) event(answer);
+    res.end();
+  } else if (!raw.some(isJSONRPCRequest)) res.status(202).end();
   else res.status(200).json(batch ? answers : answers[0]);
 }

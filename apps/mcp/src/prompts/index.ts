@@ -11,8 +11,8 @@ export const PROMPTS: ReadonlyArray<PromptDef> = [briefTask, triageProject, stan
 
 /**
  * Registers the prompts the key's rights and the session's toolsets allow (both eras: prompts are plain requests).
- * Their arguments complete (completion/complete) through prompts/args.ts.
+ * Their arguments complete (completion/complete) through prompts/args.ts. `extra`: more prompts (the conformance fixtures).
  */
-export function registerPrompts(server: McpServer, profile: Profile): string[] {
-  return registerPromptDefs(server, PROMPTS, profile);
+export function registerPrompts(server: McpServer, profile: Profile, extra: ReadonlyArray<PromptDef> = []): string[] {
+  return registerPromptDefs(server, extra.length ? [...PROMPTS, ...extra] : PROMPTS, profile);
 }

@@ -1,4 +1,4 @@
-import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type InputRequiredResult, isInputRequiredResult, type McpServer, type PromptMessage, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { DomainError, hasScope, type Scope } from '@tt/domain';
 import { FULL_SESSION, type Toolset } from '../edge/session.js';
@@ -14,11 +14,18 @@ export interface PromptDef<S extends z.ZodObject = z.ZodObject> {
   title: string;
   description: string;
   scopes: Scope[];
-  toolset: Toolset;
+  /** Omitted: offered whatever toolsets the session asked for (the conformance fixtures). */
+  toolset?: Toolset;
   /** The arguments, built once per process; completion/complete answers for them (args.ts). */
   args: S;
-  /** The user message: data read as the key, person-written text fenced, and which tools to use next. */
-  run(args: z.output<S>, ctx: ToolContext): Promise<string>;
+  /**
+   * The user message: data read as the key, person-written text fenced, and which tools to use next. Messages as they
+   * are for a prompt whose answer is not one text (a conformance fixture's image or embedded resource), or (2026-07-28)
+   * a request for the client's input first; `req` is the SDK's view of the request, for the latter.
+   */
+  run(args: z.output<S>, ctx: ToolContext, req: ServerContext): Promise<string | PromptMessage[] | InputRequiredResult>;
+  /** The values completion/complete offers for an argument, when args.ts does not know the prompt. */
+  complete?(argument: string, value: string): string[];
 }
 
 export const definePrompt = <S extends z.ZodObject>(def: PromptDef<S>): PromptDef<S> => def;
@@ -46,14 +53,16 @@ export const badArg = (name: string, message: string): ProtocolError =>
  */
 export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<PromptDef>, profile: Profile): string[] {
   const session = profile.session ?? FULL_SESSION;
-  const allowed = defs.filter((def) => def.scopes.every((s) => hasScope(profile.actor, s)) && (!session.toolsets || session.toolsets.includes(def.toolset)));
+  const allowed = defs.filter((def) => def.scopes.every((s) => hasScope(profile.actor, s)) && (!session.toolsets || !def.toolset || session.toolsets.includes(def.toolset)));
   // prompts/list never changes while a server runs: no listChanged (the SDK would advertise it by default).
   if (allowed.length) server.server.registerCapabilities({ prompts: { listChanged: false } });
   // A prompt's answer, for the registry's callback and for the prompts/get handler below that answers in its place.
-  const answer = async (def: PromptDef, args: unknown, extra: Parameters<typeof contextOf>[0]) => ({
-    description: def.title,
-    messages: [{ role: 'user' as const, content: { type: 'text' as const, text: await def.run(args as never, contextOf(extra)) } }],
-  });
+  const answer = async (def: PromptDef, args: unknown, extra: ServerContext) => {
+    const made = await def.run(args as never, contextOf(extra), extra);
+    if (isInputRequiredResult(made)) return made;
+    const messages: PromptMessage[] = typeof made === 'string' ? [{ role: 'user', content: { type: 'text', text: made } }] : made;
+    return { description: def.title, messages };
+  };
   for (const def of allowed) {
     server.registerPrompt(def.name, { title: def.title, description: def.description, argsSchema: def.args }, (args: Record<string, unknown>, extra) => answer(def, args, extra));
   }
@@ -86,7 +95,8 @@ export function registerPromptDefs(server: McpServer, defs: ReadonlyArray<Prompt
       if (!Object.prototype.hasOwnProperty.call(shape, argument.name)) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `argument.name: prompt ${ref.name} has no argument ${echo(argument.name)}; its arguments: ${Object.keys(shape).join(', ')}`, { argument: 'argument.name' });
       }
-      values = await completeArgument(ctx, { type: 'prompt', name: ref.name }, argument.name, argument.value);
+      const def = byName.get(ref.name)!;
+      values = def.complete ? def.complete(argument.name, argument.value) : await completeArgument(ctx, { type: 'prompt', name: ref.name }, argument.name, argument.value);
     } else if (ref.type === 'ref/resource') {
       if (!isTemplate(ref.uri)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `ref.uri: no resource template ${echo(ref.uri)}`, { argument: 'ref.uri' });
       const variable = templateVariable(ref.uri);

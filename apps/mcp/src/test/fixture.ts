@@ -18,7 +18,8 @@ export interface McpFixture {
   close(): Promise<void>;
 }
 
-export async function mcpFixture(): Promise<McpFixture> {
+/** `conformanceFixtures`: serve the conformance suite's fixtures too (MCP_CONFORMANCE_FIXTURES). */
+export async function mcpFixture(o: { conformanceFixtures?: boolean } = {}): Promise<McpFixture> {
   const { databaseUrl, pglite, drop } = await createTestDatabase();
   const runtime = await createRuntime({ databaseUrl, pglite, rateLimitPerMinute: 1000, logger: createLogger('silent', 'test') });
   const clients: Array<{ close(): Promise<void> }> = [];
@@ -26,7 +27,7 @@ export async function mcpFixture(): Promise<McpFixture> {
   return {
     runtime,
     async start() {
-      mcp = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent' }, runtime);
+      mcp = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent', conformanceFixtures: o.conformanceFixtures ?? false }, runtime);
       return mcp;
     },
     async connect(token) {
