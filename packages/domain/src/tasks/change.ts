@@ -14,12 +14,23 @@ import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
 export async function updateTaskVersioned(
   actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions,
 ): Promise<Versioned<Task>> {
+  return (await changeTask(actor, ref, input, deps, opts)).answer;
+}
+
+/**
+ * updateTask's work, answering the task's record too (a bulk change hands it to the next item on the same task).
+ * `known`: the task as the caller has just read it in the same store; the one-statement edit starts from it instead of
+ * reading it again (its version guard still catches a change made meanwhile).
+ */
+export async function changeTask(
+  actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions, known?: TaskRecord,
+): Promise<{ answer: Versioned<Task>; record: TaskRecord }> {
   requireScope(actor, 'tasks:write');
   // An edit of the task's own fields, in a workspace without webhook subscriptions, is one statement that commits
   // alone, guarded by the version it was planned on; a task changed meanwhile is read and planned again.
   const alone = input.boardId === undefined && input.statusId === undefined && input.parentId === undefined && opts?.ifMatch === undefined && actor.webhooks === false;
   for (let tries = 0; alone && tries < 3; tries++) {
-    const done = await editAlone(actor, ref, input, deps);
+    const done = await editAlone(actor, tries === 0 && known ? known : ref, input, deps);
     if (done) return done;
   }
   const result = await deps.store.transaction(async (repos) => {
@@ -36,20 +47,22 @@ export async function updateTaskVersioned(
     if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
       await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
     }
-    return { answer: after.answer, queued };
+    return { answer: after.answer, record: after.record, queued };
   });
   // The relay is woken only for a commit that queued jobs: a pass that finds nothing is three round trips for naught.
   if (result.queued) deps.jobs.notify();
-  return result.answer;
+  return { answer: result.answer, record: result.record };
 }
 
 /**
- * The edit as one statement: the task read (outside any transaction), the change planned on it, then the change with
- * its new labels, its jobs and its activity entry, guarded by the version read. Undefined when the task changed
- * meanwhile: nothing was written.
+ * The edit as one statement: the task read (outside any transaction; or handed over as read), the change planned on
+ * it, then the change with its new labels, its jobs and its activity entry, guarded by the version read. Undefined when
+ * the task changed meanwhile: nothing was written.
  */
-async function editAlone(actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps): Promise<Versioned<Task> | undefined> {
-  const task = await visibleTask(actor, ref, deps.store);
+async function editAlone(
+  actor: Actor, ref: string | TaskRecord, input: UpdateTaskInput, deps: Deps,
+): Promise<{ answer: Versioned<Task>; record: TaskRecord } | undefined> {
+  const task = typeof ref === 'string' ? await visibleTask(actor, ref, deps.store) : ref;
   assertActive(task);
   const { patch, jobs } = await planChange(actor, task, input, deps.store, deps);
   // The entry is what the guarded change makes of this very version: the task as read with the patch's values.
@@ -60,7 +73,7 @@ async function editAlone(actor: Actor, ref: string, input: UpdateTaskInput, deps
   if (!view) return undefined;
   await taskChangeEvents(deps.store, deps, actor, task, view.task, entry);
   if (jobs.length) deps.jobs.notify();
-  return { data: presentTask(view.task, view.details), version: view.task.version };
+  return { answer: { data: presentTask(view.task, view.details), version: view.task.version }, record: view.task };
 }
 
 /** Reads and checks what an update needs and makes its patch and jobs, writing nothing. */
