@@ -17,7 +17,9 @@ import { Task, UpdateTaskInput } from './schema.js';
 export const BULK_MAX_ITEMS = 100;
 
 /** One item: the body of PATCH /tasks/{ref} plus the task and, as move_task names it, a column. */
-export const BulkTaskItem = UpdateTaskInput.extend({
+export const BulkTaskItem = z.strictObject({
+  // PATCH's fields spelled out rather than extended, so the document has one closed object, not an allOf of two.
+  ...UpdateTaskInput.shape,
   task: z.string().trim().min(1).max(100).openapi({ description: 'Task key (WEB-12) or id', example: 'WEB-12' }),
   column: z
     .string()
@@ -36,7 +38,7 @@ export const BulkTasksInput = z
       .array(z.unknown())
       .min(1, 'send at least one item')
       .max(BULK_MAX_ITEMS, `at most ${BULK_MAX_ITEMS} items`)
-      .openapi({ type: 'array', items: { $ref: '#/components/schemas/BulkTaskItem' }, maxItems: BULK_MAX_ITEMS }),
+      .openapi({ type: 'array', items: { $ref: '#/components/schemas/BulkTaskItem' }, minItems: 1, maxItems: BULK_MAX_ITEMS }),
     atomic: z
       .boolean()
       .default(false)
