@@ -64,7 +64,7 @@ export function bulkPoints(body: unknown): number {
 }
 
 /** An item that failed its schema: the issues, so an atomic call can name them under items[i]. */
-class ItemInvalid extends DomainError {
+export class BulkItemInvalid extends DomainError {
   constructor(readonly issues: z.core.$ZodIssue[]) {
     super('invalid_request', formatIssues(issues as never));
   }
@@ -75,8 +75,11 @@ export interface ApplyOptions {
   atomic?: boolean;
   /** Index of the first item in the whole call, for the names in errors when a slice is applied. */
   offset?: number;
-  /** Turns an item as the caller sent it into the REST item's shape (MCP: logins to user ids); checked after it. */
-  prepare?: (item: unknown) => Promise<unknown>;
+  /**
+   * Turns an item as the caller sent it into the REST item's shape (MCP: logins to user ids); checked after it. Its
+   * reads go through `deps`, the call's transaction (PGlite has one connection: a read outside would wait on it).
+   */
+  prepare?: (item: unknown, deps: Deps) => Promise<unknown>;
 }
 
 /**
@@ -100,7 +103,9 @@ export async function bulkUpdateTasks(actor: Actor, input: BulkTasksInput, deps:
  */
 export async function applyTaskItems(actor: Actor, items: readonly unknown[], deps: Deps, o: ApplyOptions = {}): Promise<BulkTaskResult[]> {
   requireScope(actor, 'tasks:write');
-  const prepared = await Promise.all(items.map((raw) => prepareItem(raw, o.prepare)));
+  // One after another: the reads share the call's transaction, which runs one statement at a time anyway.
+  const prepared: Prepared[] = [];
+  for (const raw of items) prepared.push(await prepareItem(raw, o.prepare, deps));
   const known = await TaskCache.read(actor, prepared.flatMap((p) => ('item' in p ? [p.item.task] : [])), deps.store);
   const boards = new Map<string, BoardRecord>();
   const results: BulkTaskResult[] = [];
@@ -126,11 +131,11 @@ export async function applyTaskItems(actor: Actor, items: readonly unknown[], de
 
 type Prepared = { item: BulkTaskItem } | { error: DomainError; ref: string | null };
 
-async function prepareItem(raw: unknown, prepare: ApplyOptions['prepare']): Promise<Prepared> {
+async function prepareItem(raw: unknown, prepare: ApplyOptions['prepare'], deps: Deps): Promise<Prepared> {
   const ref = typeof (raw as { task?: unknown } | null)?.task === 'string' ? (raw as { task: string }).task.trim() : null;
   try {
-    const parsed = BulkTaskItem.safeParse(prepare ? await prepare(raw) : raw);
-    if (!parsed.success) return { error: new ItemInvalid(parsed.error.issues), ref };
+    const parsed = BulkTaskItem.safeParse(prepare ? await prepare(raw, deps) : raw);
+    if (!parsed.success) return { error: new BulkItemInvalid(parsed.error.issues), ref };
     return { item: parsed.data };
   } catch (e) {
     if (e instanceof DomainError) return { error: e, ref };
@@ -155,7 +160,7 @@ async function withColumn(actor: Actor, task: TaskRecord, item: BulkTaskItem, bo
 /** The error of item `i` for the whole call: its fields named under items[i]. */
 function named(e: DomainError, i: number): DomainError {
   const at = `items[${i}]`;
-  if (e instanceof ItemInvalid) return new DomainError(e.code, formatIssues(e.issues as never, at));
+  if (e instanceof BulkItemInvalid) return new DomainError(e.code, formatIssues(e.issues as never, at));
   const field = /^([A-Za-z][\w.[\]]*): /.exec(e.message);
   return new DomainError(e.code, field ? `${at}.${e.message}` : `${at}: ${e.message}`);
 }
