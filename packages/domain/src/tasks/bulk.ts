@@ -116,9 +116,11 @@ export async function applyTaskItems(actor: Actor, items: readonly unknown[], de
       const task = await known.get(actor, p.item.task, deps.store);
       key = task.key;
       const input = await withColumn(actor, task, p.item, boards, deps.store);
-      const { answer, record } = await changeTask(actor, task.id, input, deps, undefined, task);
-      // A move may renumber its column: the other tasks' ranks as read may be stale, so they are read again.
-      known.set(record, input.statusId !== undefined || input.boardId !== undefined);
+      // The caller's store is a transaction (bulkUpdateTasks, or a batch's own): each item's statements commit with it.
+      const { answer, record } = await changeTask(actor, task.id, input, deps, undefined, {
+        known: task, inTransaction: true, boards, renumbered: (statusId) => known.renumbered(statusId),
+      });
+      known.set(record);
       results.push({ task: record.key, status: 200, data: answer.data });
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
@@ -183,7 +185,7 @@ class TaskCache {
     const views = await repos.tasks.views(actor.workspace.id, { ids, keys });
     const cache = new TaskCache();
     cache.asked = new Set([...ids, ...keys]);
-    for (const v of views) if (canSeeBoard(actor, { projectId: v.task.projectId, memberIds: v.boardMemberIds })) cache.set(v.task, false);
+    for (const v of views) if (canSeeBoard(actor, { projectId: v.task.projectId, memberIds: v.boardMemberIds })) cache.set(v.task);
     return cache;
   }
 
@@ -201,12 +203,17 @@ class TaskCache {
     }
   }
 
-  /** The task as a change left it; `moved`: forget the others (their column may have been renumbered). */
-  set(task: TaskRecord, moved: boolean): void {
-    if (moved) {
-      this.byRef.clear();
-      this.asked.clear();
-    }
+  /**
+   * A column's ranks were redone to place a task: its tasks are read again when named (their ranks as read are stale,
+   * and a change of one would look like a move).
+   */
+  renumbered(statusId: string): void {
+    for (const [ref, t] of this.byRef) if (t.statusId === statusId) this.byRef.delete(ref);
+    this.asked.clear();
+  }
+
+  /** The task as a change left it. */
+  set(task: TaskRecord): void {
     this.byRef.set(task.id, task);
     this.byRef.set(task.key, task);
   }
