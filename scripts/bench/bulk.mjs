@@ -6,6 +6,7 @@
 //   pnpm run build && pnpm run bench:bulk
 // Env: BENCH_DATABASE_URL (server to create tt_bench_bulk on; default the local PostgreSQL), BENCH_ROUNDS (5),
 // BENCH_ITEMS (100), BENCH_REDIS_URL (share the limiter via Redis), BENCH_KEEP=1 (keep the database afterwards).
+import { performance } from 'node:perf_hooks';
 import { benchWorkspace, call, freshDatabase, startBuiltApi } from './lib.mjs';
 
 const DB = 'tt_bench_bulk';
