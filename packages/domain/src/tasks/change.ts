@@ -5,12 +5,12 @@ import {
   assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
   written,
 } from './checks.js';
-import { changeEntry, taskChangeEvents, taskEvent } from './events.js';
+import { changeEntry, moveEntry, taskChangeEvents, taskEvent } from './events.js';
 import { visibleTask } from './lookup.js';
 import { presentTask } from './present.js';
 import type { TaskPatch, TaskRecord } from './ports.js';
 import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
-import type { BoardRecord } from '../projects/index.js';
+import type { BoardRecord, StatusRecord } from '../projects/index.js';
 
 export async function updateTaskVersioned(
   actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions,
@@ -82,14 +82,17 @@ async function editAlone(
 ): Promise<{ answer: Versioned<Task>; record: TaskRecord } | undefined> {
   const task = typeof ref === 'string' ? await visibleTask(actor, ref, deps.store) : ref;
   assertActive(task);
-  const { patch, jobs } = await planChange(actor, task, input, deps.store, deps, ctx);
-  // The entry is what the guarded change makes of this very version: the task as read with the patch's values.
-  const entry = changeEntry(deps, actor, task, { ...task, ...patch });
+  const { patch, jobs, status } = await planChange(actor, task, input, deps.store, deps, ctx);
+  // The entries are what the guarded change makes of this very version: the task as read with the patch's values.
+  const planned = { ...task, ...patch, ...(status ? { statusName: status.name, statusCategory: status.category } : {}) };
+  const entry = changeEntry(deps, actor, task, planned);
+  const moved = moveEntry(deps, actor, task, planned);
   const view = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
-    version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs, activity: entry,
+    version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs,
+    activity: [entry, moved].filter((e) => e !== undefined),
   });
   if (!view) return undefined;
-  const queued = await taskChangeEvents(deps.store, deps, actor, task, view.task, entry);
+  const queued = await taskChangeEvents(deps.store, deps, actor, task, view.task, entry, moved);
   if (jobs.length || queued) deps.jobs.notify();
   return { answer: { data: presentTask(view.task, view.details), version: view.task.version }, record: view.task };
 }
@@ -97,7 +100,7 @@ async function editAlone(
 /** Reads and checks what an update needs and makes its patch and jobs, writing nothing. */
 async function planChange(
   actor: Actor, task: TaskRecord, input: UpdateTaskInput, repos: Repos, deps: Deps, { boards, renumbered }: ChangeContext = {},
-): Promise<{ patch: TaskPatch; jobs: OutboxJob[] }> {
+): Promise<{ patch: TaskPatch; jobs: OutboxJob[]; status?: StatusRecord }> {
   const boardOf = async (id: string) => {
     const board = boards?.get(id) ?? (await boardFor(actor, id, repos, 'boardId'));
     boards?.set(id, board);
@@ -119,6 +122,8 @@ async function planChange(
     patch.descriptionText = text.text;
   }
 
+  // The column the task goes to, when it moves: its name and category are the moved task's.
+  let placed: StatusRecord | undefined;
   if (input.boardId !== undefined || input.statusId !== undefined) {
     let board = await boardOf(task.boardId);
     if (input.boardId !== undefined && input.boardId !== task.boardId) {
@@ -127,6 +132,7 @@ async function planChange(
     }
     const status = input.statusId !== undefined || board.id !== task.boardId ? await columnOf(actor, board, input.statusId, repos) : undefined;
     if (status) {
+      placed = status;
       patch.boardId = board.id;
       patch.statusId = status.id;
       patch.rank = await rankFor(repos, status.id, 0, task.id, renumbered);
@@ -156,7 +162,7 @@ async function planChange(
     patch.parentId = input.parentId === null ? null : await checkParent(actor, input.parentId, task.projectId, task.id, repos);
     if (patch.parentId === task.id) throw rejected('A task cannot be its own parent');
   }
-  return { patch, jobs };
+  return placed ? { patch, jobs, status: placed } : { patch, jobs };
 }
 
 export const updateTask = withoutVersion(updateTaskVersioned);

@@ -163,7 +163,7 @@ export interface TaskRepos {
      */
     updateView(
       id: string, patch: TaskPatch, viewerId: string | null,
-      also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord },
+      also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[] },
     ): Promise<TaskFullView | undefined>;
     delete(id: string): Promise<void>;
     /**
