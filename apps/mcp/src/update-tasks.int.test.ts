@@ -11,6 +11,7 @@ describe('update_tasks', () => {
   let restricted: string;
   let readOnly: string;
   let bobId: string;
+  let url: string;
 
   beforeAll(async () => {
     fx = await mcpFixture();
@@ -29,7 +30,7 @@ describe('update_tasks', () => {
     const other = await projects.createProject(actor, { name: 'Ops', key: 'OPS', template: 'simple' }, deps);
     restricted = (await keys.issueKey(ann.id, { scopes: [...SCOPES], projectIds: [other.id], expiresAt: null, allowedIps: [] }, deps)).token;
     readOnly = (await keys.issueKey(ann.id, { scopes: ['tasks:read'], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
-    await fx.start();
+    url = `${(await fx.start()).url}/mcp`;
   }, 60_000);
   afterAll(() => fx?.close());
 
@@ -90,6 +91,20 @@ describe('update_tasks', () => {
     const ro = await fx.connect(readOnly);
     expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('update_tasks');
     expect((await call(ro, 'update_tasks', { items: [{ task: a.key, title: 'x' }] })).text).toMatch(/^insufficient_scope/);
+  });
+
+  it('spends one point of the rate limit per item, as REST does', async () => {
+    const a = await create('points');
+    const send = (args: Record<string, unknown>) => fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'update_tasks', arguments: args } }),
+    });
+    const first = await send({ items: [{ task: a.key, priority: 'low' }] });
+    expect(first.status).toBe(200);
+    const left = Number(first.headers.get('x-ratelimit-remaining'));
+    const second = await send({ items: Array.from({ length: 7 }, (_, i) => ({ task: a.key, title: `points ${i}` })) });
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(left - 7);
   });
 
   it('refuses more than 100 items as a whole', async () => {
