@@ -70,10 +70,11 @@ describe('bulk task changes', () => {
     const done = board.statuses.find((s: any) => s.category === 'done');
     const mine = [await create('p'), await create('q')];
     const twins = [await create('p'), await create('q')];
-    const changes = [{ title: 'p1' }, { statusId: done.id, labels: ['z'] }, { priority: 'low' as const }];
-    const targets = [0, 1, 0];
+    // A move, then a change of the moved task and one of a task already in that column: no move is seen twice.
+    const changes = [{ statusId: done.id }, { title: 'p1' }, { statusId: done.id, labels: ['z'] }, { priority: 'low' as const }, { title: 'q1' }];
+    const targets = [0, 0, 1, 0, 1];
     const r = await bulk({ items: [...changes.map((c, i) => ({ task: mine[targets[i]!].key, ...c })), { task: mine[1].key, priority: 'bad' }] });
-    expect(r.body.data.map((e: any) => e.status)).toEqual([200, 200, 200, 400]);
+    expect(r.body.data.map((e: any) => e.status)).toEqual([200, 200, 200, 200, 200, 400]);
     for (const [i, c] of changes.entries()) expect((await h.call(ws.token, 'PATCH', `/tasks/${twins[targets[i]!].key}`, c)).status).toBe(200);
     for (const i of [0, 1]) {
       const got = await trail(mine[i].id);
