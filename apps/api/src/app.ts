@@ -2,7 +2,7 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { JobSystem } from '@tt/jobs';
-import { type Deps, DomainError, keys } from '@tt/domain';
+import { type Deps, DomainError, keys, tasks } from '@tt/domain';
 import { authenticateKey, type Drain, errorHandler, requestDeadline, httpMetrics, jsonBody, metricsRoute, notFoundRoute, rateLimit, readyRoute, requestLogger, type RateLimiter } from '@tt/http';
 import { operatorRoutes } from './admin/index.js';
 import { idempotencyKeys } from './http/idempotency.js';
@@ -83,7 +83,8 @@ export function createApiApp(a: ApiDeps): { app: Express; openapi: object; opera
     // REQUEST_DEADLINE_MS: database work past it is abandoned and the request answers 503 with Retry-After.
     requestDeadline(),
     authenticateKey(a.deps, 'api'),
-    rateLimit(a.limiter, keyed),
+    // A bulk change spends one point per item: a hundred changes cost what a hundred PATCHes do.
+    rateLimit(a.limiter, keyed, (req) => (req.method === 'POST' && req.path === '/tasks/bulk' ? tasks.bulkPoints(req.body) : 1)),
     // After authentication (keys belong to the API key) and the rate limit (a 429 is never stored).
     idempotencyKeys(a.deps),
     v1,

@@ -8,8 +8,9 @@ import { type Harness, startHarness, type TestWorkspace } from './test/harness.j
  * The brownout test: no ghost writes. The API runs on PostgreSQL behind a TCP proxy that, in bursts, delays every reply
  * of the database past the request deadline (a statement reaches the server at once and may commit; its answer comes
  * late), while clients create tasks (with and without a parent, with and without an Idempotency-Key), change tasks
- * (PATCH, a transaction) and comment. A write answered 503 must not be stored; what is stored was answered 2xx; a retry
- * with the same Idempotency-Key replays a 2xx and runs a 503 again (nothing was kept of it).
+ * (PATCH, a transaction), change two tasks in one bulk call (atomic or not, one transaction either way) and comment. A
+ * write answered 503 must not be stored; what is stored was answered 2xx; a retry with the same Idempotency-Key replays
+ * a 2xx and runs a 503 again (nothing was kept of it).
  */
 const PG = process.env.TEST_DATABASE_URL;
 const DEADLINE_MS = 1500;
@@ -25,7 +26,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ok = (a: { status: number }) => a.status >= 200 && a.status < 300;
 
 interface Attempt {
-  kind: 'create' | 'create-key' | 'create-parent' | 'patch' | 'comment';
+  kind: 'create' | 'create-key' | 'create-parent' | 'patch' | 'comment' | 'bulk';
   /** The title or the comment's text the request writes: unique per attempt. */
   label: string;
   status: number;
@@ -86,11 +87,16 @@ describe.skipIf(!PG)('brownout: a write answered 503 is never stored', () => {
     const WORKERS = 6;
     const patched: string[] = [];
     const commented: string[] = [];
+    const bulked: string[][] = [];
     for (let w = 0; w < WORKERS; w++) {
+      bulked.push([(await post('/tasks', { boardId, title: `bulk-${w}-a` })).body.data.key, (await post('/tasks', { boardId, title: `bulk-${w}-b` })).body.data.key]);
       patched.push((await post('/tasks', { boardId, title: `patched-${w}-start` })).body.data.key);
       commented.push((await post('/tasks', { boardId, title: `commented-${w}` })).body.data.key);
     }
-    const kinds: Attempt['kind'][] = ['create', 'create-key', 'create-parent', 'patch', 'comment'];
+    const kinds: Attempt['kind'][] = ['create', 'create-key', 'create-parent', 'patch', 'comment', 'bulk'];
+    /** A bulk call's body: both of the worker's tasks get a title made of the label; atomic every other time. */
+    const bulkBody = (w: number, label: string, atomic: boolean) => ({ atomic, items: [{ task: bulked[w]![0], title: `${label}-a` }, { task: bulked[w]![1], title: `${label}-b` }] });
+    const bulkAtomic = new Map<string, boolean>();
     const attempts: Attempt[] = [];
     let n = 0;
     let running = true;
@@ -99,13 +105,16 @@ describe.skipIf(!PG)('brownout: a write answered 503 is never stored', () => {
       for (let i = 0; running; i++) {
         const kind = kinds[(w + i) % kinds.length]!;
         const label = `${kind}-${w}-${++n}`;
-        const idemKey = kind === 'create' || kind === 'patch' ? undefined : `idem-${label}`;
+        const idemKey = kind === 'create' || kind === 'patch' || (kind === 'bulk' && i % 4 < 2) ? undefined : `idem-${label}`;
         let r;
         let taskKey: string | undefined;
         const started = Date.now();
         if (kind === 'patch') {
           taskKey = patched[w]!;
           r = await call('PATCH', `/tasks/${taskKey}`, { title: label });
+        } else if (kind === 'bulk') {
+          bulkAtomic.set(label, i % 2 === 0);
+          r = await post('/tasks/bulk', bulkBody(w, label, i % 2 === 0), idemKey);
         } else if (kind === 'comment') {
           taskKey = commented[w]!;
           r = await post(`/tasks/${taskKey}/comments`, { text: label }, idemKey);
@@ -175,8 +184,36 @@ describe.skipIf(!PG)('brownout: a write answered 503 is never stored', () => {
     }
     expect(ghosts, `answers ${JSON.stringify(summary)}; 2xx after the deadline: ${late.join(', ')}`).toEqual([]);
 
+    // A bulk call answered 503 left no trace of either item (their activity entries name the titles it wrote); one
+    // answered 2xx left both.
+    const bulkTitles = new Set<string>();
+    for (const row of await direct('activity').whereIn('task_key', bulked.flat()).select('changes')) {
+      for (const c of (typeof row.changes === 'string' ? JSON.parse(row.changes) : row.changes) as Array<{ field: string; to: unknown }>) {
+        if (c.field === 'title') bulkTitles.add(String(c.to));
+      }
+    }
+    const bulks = attempts.filter((a) => a.kind === 'bulk');
+    expect(bulks.length).toBeGreaterThan(0);
+    for (const a of bulks) {
+      const kept = [`${a.label}-a`, `${a.label}-b`].filter((t) => bulkTitles.has(t));
+      if (a.status === 503) expect(kept, `${a.label}: answered 503, yet stored`).toEqual([]);
+      if (ok(a)) expect(kept, `${a.label}: answered ${a.status}`).toHaveLength(2);
+    }
+    for (const title of bulkTitles) {
+      const label = title.replace(/-[ab]$/, '');
+      if (/^bulk-\d+-\d+-[ab]$/.test(title) && !answered.has(label)) ghosts.push(`${title} (bulk item stored, never answered 2xx)`);
+    }
+    expect(ghosts).toEqual([]);
+
     // Idempotency-Key: a retry replays a 2xx with the same task or comment; a 503 left nothing, so its retry runs.
     for (const a of attempts.filter((x) => x.idemKey)) {
+      if (a.kind === 'bulk') {
+        const again = await post('/tasks/bulk', bulkBody(Number(a.label.split('-')[1]), a.label, bulkAtomic.get(a.label)!), a.idemKey);
+        expect(again.status, a.label).toBe(200);
+        if (ok(a)) expect(again.body, a.label).toEqual(a.body);
+        expect(again.headers.get('idempotent-replayed'), a.label).toBe(ok(a) ? 'true' : null);
+        continue;
+      }
       const path = a.kind === 'comment' ? `/tasks/${a.taskKey}/comments` : '/tasks';
       const body = a.kind === 'comment' ? { text: a.label } : { boardId, title: a.label, ...(a.kind === 'create-parent' ? { parentId: parent.id } : {}) };
       const again = await post(path, body, a.idemKey);

@@ -121,6 +121,24 @@ describe('sdk', () => {
       expect(filtered).toEqual([created[0], created[6]]);
       expect((await client.tasks.list({ projectId: other.id, label: ['x', 'y'] })).data.map((t) => t.key)).toEqual([created[6]]);
     });
+
+    it('changes many tasks in one call with tasks.bulk, each item answered in order; atomic throws the failing item', async () => {
+      const a = await client.tasks.create({ projectId: project.id, title: 'Bulk a' });
+      const b = await client.tasks.create({ projectId: project.id, title: 'Bulk b' });
+      const results = await client.tasks.bulk([
+        { task: a.key, priority: 'low', labels: ['bulk'] },
+        { task: b.id, column: 'done' },
+        { task: 'WEB-9999', title: 'missing' },
+      ]);
+      expect(results.map((r) => [r.task, r.status])).toEqual([[a.key, 200], [b.key, 200], ['WEB-9999', 404]]);
+      expect(results[0]!.data).toMatchObject({ priority: 'low', labels: ['bulk'] });
+      expect(results[1]!.data!.status.category).toBe('done');
+      expect(results[2]!.error!.code).toBe('not_found');
+      const failed = await errorOf(client.tasks.bulk([{ task: a.key, title: 'never' }, { task: b.key, priority: 'urgent' as never }], { atomic: true }));
+      expect([failed.status, failed.code]).toEqual([400, 'invalid_request']);
+      expect(failed.message).toContain('items[1].priority');
+      expect((await client.tasks.get(a.key)).title).toBe('Bulk a');
+    });
   });
 
   describe('errors carry the spec codes', () => {

@@ -96,6 +96,8 @@ const ARGS: Record<string, (round: number) => Record<string, unknown>> = {
   create_task: () => ({ title: h('createdTitle'), project: 'WEB', labels: [h('createdLabel')], checklist: [{ text: UNSHOWN, done: false }] }),
   create_task_from_agreement: (round) => ({ meeting: ids.meeting, agreement: 1 + round }),
   update_task: () => ({ task: ids.parent, title: h('updatedTitle'), labels: [h('updatedLabel')] }),
+  // One item applied, one refused: its error lists the board's column names (person-written), which go in blocks.
+  update_tasks: () => ({ items: [{ task: ids.parent, title: h('bulkTitle'), labels: [h('bulkLabel')] }, { task: ids.task, column: 'No such column' }] }),
   move_task: () => ({ task: ids.task, column: ids.column }),
   log_time: () => ({ task: ids.task, minutes: 30, note: UNSHOWN }),
   time_report: () => ({ from: '2020-01-01', groupBy: ['people', 'tasks', 'projects'] }),

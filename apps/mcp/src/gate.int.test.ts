@@ -126,6 +126,8 @@ const TOOL_ARGS: Record<string, (w: World, era: number) => Record<string, unknow
   update_task: (w) => ({ task: w.parent, title: w.across('updatedTitle', 120, w.line('updatedTitle')).slice(0, 190), labels: [w.label('updatedLabel')] }),
   // By id: the seed adds the column through the use case, without the input schema's trim, so a name ending in a space
   // is stored as it is, and a reference by name (which is trimmed) would miss it.
+  // One item applied, one refused (a task that does not exist).
+  update_tasks: (w) => ({ items: [{ task: w.parent, title: w.line('bulkTitle'), labels: [w.label('bulkLabel')] }, { task: 'WEB-99999', title: 'x' }] }),
   move_task: (w) => ({ task: w.task, column: w.column }),
   log_time: (w) => ({ task: w.task, minutes: 30, note: w.line('loggedNote') }),
   time_report: () => ({ from: '2020-01-01', groupBy: ['people', 'tasks', 'projects'] }),

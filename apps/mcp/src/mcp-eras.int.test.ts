@@ -49,6 +49,7 @@ const calls = (agreement = 0): Array<[string, Record<string, unknown>]> => [
   ['show_board', { project: 'WEB' }],
   ['add_comment', { task: taskKey, text: 'On it' }], ['create_task', { title: 'New one', project: 'WEB' }],
   ['create_task_from_agreement', { meeting: meetingId, agreement }], ['update_task', { task: taskKey, priority: 'high' }],
+  ['update_tasks', { items: [{ task: taskKey, priority: 'low' }] }],
   ['move_task', { task: taskKey, column: 'progress' }], ['log_time', { task: taskKey, minutes: 15 }], ['time_report', {}],
   ['list_docs', {}], ['get_doc', { doc: docId }], ['create_doc', { space: 'Handbook', title: 'Notes', content: 'Hello' }],
   ['update_doc', { doc: docId, content: 'Check staging first, then prod' }], ['list_meetings', {}], ['get_meeting', { meeting: meetingId }],

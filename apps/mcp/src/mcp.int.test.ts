@@ -139,7 +139,7 @@ describe('mcp', () => {
       expect(tools.map((t) => t.name).sort()).toEqual(
         [
           'add_comment', 'create_doc', 'create_task', 'create_task_from_agreement', 'get_doc', 'get_meeting', 'get_task', 'list_activity', 'list_docs', 'list_meetings', 'list_projects',
-          'list_users', 'log_time', 'move_task', 'search_tasks', 'show_board', 'time_report', 'update_doc', 'update_task', 'whoami',
+          'list_users', 'log_time', 'move_task', 'search_tasks', 'show_board', 'time_report', 'update_doc', 'update_task', 'update_tasks', 'whoami',
         ],
       );
       for (const t of tools) expect(t.annotations?.openWorldHint).toBe(false);

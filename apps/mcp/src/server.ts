@@ -11,6 +11,7 @@ import { listUsers, whoami } from './tools/people.js';
 import { listProjects } from './tools/projects.js';
 import { getTask, searchTasks } from './tools/tasks.js';
 import { createTask, moveTask, updateTask } from './tools/tasks-write.js';
+import { updateTasks } from './tools/tasks-bulk.js';
 import { logTime, timeReport } from './tools/time.js';
 import type { Scope } from '@tt/domain';
 import { type Profile, registerTools, scopesOf, type ToolDef } from './tool.js';
@@ -37,7 +38,7 @@ export const SERVER_INSTRUCTIONS = [
 
 /** Every tool; registerTools keeps those the key's rights and the session allow. */
 export const TOOLS: ReadonlyArray<ToolDef> = [
-  whoami, listProjects, listUsers, searchTasks, getTask, showBoard, addComment, createTask, createTaskFromAgreement, updateTask, moveTask, logTime,
+  whoami, listProjects, listUsers, searchTasks, getTask, showBoard, addComment, createTask, createTaskFromAgreement, updateTask, updateTasks, moveTask, logTime,
   timeReport, listDocs, getDoc, createDoc, updateDoc, listMeetings, getMeeting, listActivity,
 ] as ReadonlyArray<ToolDef>;
 

@@ -42,7 +42,7 @@ describe('a lean tool list', () => {
     it(`${era}: at most ${MODEL_READ_AVERAGE} characters a model reads per tool, ${WHOLE_AVERAGE} with the output schema`, async () => {
       const client = era.startsWith('2025') ? await fx.connect(token) : await fx.connectV2(token, 'pinned');
       const { tools } = await client.listTools();
-      expect(tools.length).toBe(20);
+      expect(tools.length).toBe(21);
       const sizes = toolSizes(tools as Listed[]);
       const read = sizes.reduce((n, s) => n + s.read, 0);
       const whole = sizes.reduce((n, s) => n + s.whole, 0);

@@ -38,6 +38,16 @@ describe.runIf(process.env.TEST_REDIS_URL)('the shared rate limit, batched per k
     expect(limiter.fallback).toBe(false);
   });
 
+  it('spends a request\'s points (a bulk call: one per item), batched with the others in order', async () => {
+    const limiter = createRateLimiter(20, redis);
+    const key = `points-${randomBytes(4).toString('hex')}`;
+    calls = 0;
+    const answers = await Promise.all([1, 10, 3, 8, 1].map((points) => limiter.consume(key, points)));
+    expect(answers.map((a) => [a.allowed, a.remaining])).toEqual([[true, 19], [true, 9], [true, 6], [false, 0], [false, 0]]);
+    expect(calls).toBe(2);
+    expect(Number(await redis.get(`tt:rl:${key}`))).toBe(23);
+  });
+
   it('keeps other keys apart', async () => {
     const limiter = createRateLimiter(2, redis);
     const [a, b] = [`a-${randomBytes(4).toString('hex')}`, `b-${randomBytes(4).toString('hex')}`];

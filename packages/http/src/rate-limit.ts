@@ -9,7 +9,8 @@ export interface RateLimiter {
   readonly limit: number;
   /** True while Redis is unreachable and this process counts its own budget. */
   readonly fallback: boolean;
-  consume(key: string): Promise<{ allowed: boolean; remaining: number; resetSeconds: number }>;
+  /** Spends `points` (default 1: a request; a bulk call spends one per item) of the key's budget. */
+  consume(key: string, points?: number): Promise<{ allowed: boolean; remaining: number; resetSeconds: number }>;
 }
 
 /** While the limiter falls back after a failed command, how often one request tries the shared budget again. */
@@ -33,21 +34,27 @@ async function spend(limiter: RateLimiterAbstract, key: string, points: number):
 }
 
 /**
- * Spends one point of a key's shared budget per request, in as few calls to Redis as the traffic allows: while a
- * key's call is in flight, that key's next requests wait and go together in one call that spends one point each, and
- * each learns its own place in the window (the call's count less the points spent after it). The budget is spent
+ * Spends a key's shared budget (a request's points: one, or one per item of a bulk call), in as few calls to Redis as
+ * the traffic allows: while a key's call is in flight, that key's next requests wait and go together in one call that
+ * spends all their points, and each learns its own place in the window (the call's count less the points spent after
+ * it). The budget is spent
  * exactly as one call a request would, and a request waits at most for the call ahead of it; under a key's steady
  * traffic (a script, an agent's parallel calls) a call carries several requests. A failed call fails each of its
  * requests and those waiting for the next.
  */
-function batchedByKey(shared: RateLimiterAbstract): (key: string) => Promise<Spent> {
-  type Waiter = { resolve: (s: Spent) => void; reject: (e: unknown) => void };
+function batchedByKey(shared: RateLimiterAbstract): (key: string, points: number) => Promise<Spent> {
+  type Waiter = { points: number; resolve: (s: Spent) => void; reject: (e: unknown) => void };
   // A key is here while its call is in flight, with the requests for its next call.
   const next = new Map<string, Waiter[]>();
   const send = (key: string, batch: Waiter[]) => {
-    spend(shared, key, batch.length).then(
+    const total = batch.reduce((n, w) => n + w.points, 0);
+    spend(shared, key, total).then(
       (s) => {
-        batch.forEach((w, i) => w.resolve({ consumed: s.consumed - (batch.length - 1 - i), msBeforeNext: s.msBeforeNext }));
+        let after = total;
+        for (const w of batch) {
+          after -= w.points;
+          w.resolve({ consumed: s.consumed - after, msBeforeNext: s.msBeforeNext });
+        }
         const waiting = next.get(key)!;
         if (!waiting.length) next.delete(key);
         else {
@@ -63,13 +70,13 @@ function batchedByKey(shared: RateLimiterAbstract): (key: string) => Promise<Spe
       },
     );
   };
-  return (key) =>
+  return (key, points) =>
     new Promise<Spent>((resolve, reject) => {
       const waiting = next.get(key);
-      if (waiting) waiting.push({ resolve, reject });
+      if (waiting) waiting.push({ points, resolve, reject });
       else {
         next.set(key, []);
-        send(key, [{ resolve, reject }]);
+        send(key, [{ points, resolve, reject }]);
       }
     });
 }
@@ -98,21 +105,21 @@ export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logge
     if (on) log?.warn({ reason }, 'rate limit: Redis unreachable, falling back to a per-process limit');
     else log?.info('rate limit: Redis is back, the shared limit applies again');
   };
-  const take = async (key: string): Promise<Spent> => {
-    if (!shared || !redis) return spend(memory, key, 1);
+  const take = async (key: string, points: number): Promise<Spent> => {
+    if (!shared || !redis) return spend(memory, key, points);
     if (redis.status !== 'ready') {
       fallBack(true, `redis ${redis.status}`);
-      return spend(memory, key, 1);
+      return spend(memory, key, points);
     }
-    if (fallback && Date.now() < retryAt) return spend(memory, key, 1);
+    if (fallback && Date.now() < retryAt) return spend(memory, key, points);
     retryAt = Date.now() + RETRY_SHARED_MS;
     try {
-      const r = await shared(key);
+      const r = await shared(key, points);
       fallBack(false);
       return r;
     } catch (e) {
       fallBack(true, e instanceof Error ? e.message : String(e));
-      return spend(memory, key, 1);
+      return spend(memory, key, points);
     }
   };
   return {
@@ -120,8 +127,8 @@ export function createRateLimiter(limit: number, redis?: Redis, log?: Pick<Logge
     get fallback() {
       return fallback;
     },
-    async consume(key) {
-      const { consumed, msBeforeNext } = await take(key);
+    async consume(key, points = 1) {
+      const { consumed, msBeforeNext } = await take(key, points);
       const resetSeconds = Math.ceil(msBeforeNext / 1000);
       if (consumed <= limit) return { allowed: true, remaining: limit - consumed, resetSeconds };
       return { allowed: false, remaining: 0, resetSeconds: Math.max(1, resetSeconds) };
@@ -141,14 +148,17 @@ export function rateLimitFields(limit: number, remaining: number, resetSeconds: 
 }
 
 /**
- * Counts the request against the key (or, before authentication succeeds, the client address) and sets
+ * Counts the request against the key (or, before authentication succeeds, the client address; `pointsOf`: what it
+ * spends, default one) and sets
  * x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset (seconds until the window resets), and the same
  * figures as the IETF draft's RateLimit-Policy and RateLimit.
  */
-export function rateLimit(limiter: RateLimiter, keyOf: (req: Parameters<RequestHandler>[0]) => string): RequestHandler {
+export function rateLimit(
+  limiter: RateLimiter, keyOf: (req: Parameters<RequestHandler>[0]) => string, pointsOf?: (req: Parameters<RequestHandler>[0]) => number,
+): RequestHandler {
   return async (req, res, next) => {
     try {
-      const r = await limiter.consume(keyOf(req));
+      const r = await limiter.consume(keyOf(req), pointsOf?.(req) ?? 1);
       res.setHeader('x-ratelimit-limit', String(limiter.limit));
       res.setHeader('x-ratelimit-remaining', String(r.remaining));
       res.setHeader('x-ratelimit-reset', String(r.resetSeconds));

@@ -17,6 +17,7 @@ const calls: Record<OperationId, (c: TaskTrackerClient) => Promise<unknown>> = {
   postBoardsByIdStatuses: (c) => c.boards.addStatus('b1', { name: 'Review' }),
   getTasks: (c) => c.tasks.list({ category: 'todo' }),
   postTasks: (c) => c.tasks.create({ title: 'T' }),
+  postTasksBulk: (c) => c.tasks.bulk([{ task: 'WEB-1', priority: 'high' }], { atomic: true }),
   getTasksByRef: (c) => c.tasks.get('WEB-1'),
   patchTasksByRef: (c) => c.tasks.update('WEB-1', { priority: 'high' }),
   deleteTasksByRef: (c) => c.tasks.delete('WEB-1'),

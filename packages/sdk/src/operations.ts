@@ -51,6 +51,7 @@ export const operations = {
     query: ['projectId', 'boardId', 'statusId', 'category', 'assigneeId', 'reporterId', 'type', 'priority', 'label', 'parentId', 'dueBefore', 'dueAfter', 'updatedSince', 'createdSince', 'createdBefore', 'q', 'archived', 'orderBy', ...PAGE],
   }),
   postTasks: op({ method: 'POST', path: '/v1/tasks', status: 201, response: 'TaskResponse', body: 'CreateTaskInput', query: [] }),
+  postTasksBulk: op({ method: 'POST', path: '/v1/tasks/bulk', status: 200, response: 'BulkTasksResponse', body: 'BulkTasksInput', query: [] }),
   getTasksByRef: op({ method: 'GET', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: null, query: [] }),
   patchTasksByRef: op({ method: 'PATCH', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: 'UpdateTaskInput', query: [] }),
   deleteTasksByRef: op({ method: 'DELETE', path: '/v1/tasks/{ref}', status: 204, response: null, body: null, query: [] }),

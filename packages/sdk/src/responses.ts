@@ -1,6 +1,6 @@
 import type { OperationId, Operations } from './operations.js';
 import type {
-  ActivityEntry, Board, Comment, Doc, DocSpace, DocSummary, KeyInfo, MarkReadResult, Meeting, MeetingFolder, MeetingWithSummary, Notification, Project,
+  ActivityEntry, Board, BulkTaskResult, Comment, Doc, DocSpace, DocSummary, KeyInfo, MarkReadResult, Meeting, MeetingFolder, MeetingWithSummary, Notification, Project,
   ProjectWithBoards, Task, TaskContext, TaskSummary, Team, TimeLog, TimeReport, Transcript, User,
 } from './types.js';
 
@@ -29,6 +29,7 @@ export interface ResponseSchemas {
   BoardResponse: Envelope<Board>;
   TaskPage: Page<TaskSummary>;
   TaskResponse: Envelope<Task>;
+  BulkTasksResponse: Envelope<BulkTaskResult[]>;
   TaskContextResponse: Envelope<TaskContext>;
   CommentPage: Page<Comment>;
   CommentResponse: Envelope<Comment>;

@@ -21,6 +21,8 @@ export type Status = D.Status;
 export type Category = D.Category;
 export type TaskSummary = D.TaskSummary;
 export type Task = D.Task;
+/** One item's answer in a bulk change: `status` 200 with `data`, or the item's 4xx with `error`. */
+export type BulkTaskResult = D.BulkTaskResult;
 export type TaskType = D.TaskType;
 export type Priority = D.Priority;
 export type ChecklistItem = D.ChecklistItem;
@@ -57,6 +59,8 @@ export type CreateBoardInput = z.input<typeof D.CreateBoardInput>;
 export type AddStatusInput = z.input<typeof D.AddStatusInput>;
 export type CreateTaskInput = z.input<typeof D.CreateTaskInput>;
 export type UpdateTaskInput = z.input<typeof D.UpdateTaskInput>;
+/** One item of `tasks.bulk`: PATCH's fields plus `task` (key or id) and `column` (name, id or category). */
+export type BulkTaskItem = z.input<typeof D.BulkTaskItem>;
 export type MoveTaskInput = z.input<typeof D.MoveTaskInput>;
 export type CreateCommentInput = z.input<typeof D.CreateCommentInput>;
 export type LogTimeInput = z.input<typeof D.LogTimeInput>;

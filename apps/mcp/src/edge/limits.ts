@@ -1,4 +1,5 @@
 import type { Request, RequestHandler } from 'express';
+import { tasks } from '@tt/domain';
 import { rateLimitFields, type RateLimiter } from '@tt/http';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
 
@@ -18,6 +19,13 @@ export const FLOOD_FACTOR = 10;
 const isToolCall = (body: unknown): boolean =>
   (Array.isArray(body) ? body : [body]).some((m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call');
 
+/** What a tools/call spends of the budget: one point, or one per item for update_tasks (as REST's bulk call). */
+function toolCallPoints(body: unknown): number {
+  const call = (Array.isArray(body) ? body : [body]).find((m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call');
+  const params = (call as { params?: { name?: unknown; arguments?: unknown } } | undefined)?.params;
+  return params?.name === 'update_tasks' ? tasks.bulkPoints(params.arguments) : 1;
+}
+
 /**
  * The key's budget on /mcp. A tools/call spends the key's per-minute budget, the same one as REST (x-ratelimit-* and
  * RateLimit headers say what is left); over it, the call is still served, as a tool result with `isError` that names
@@ -30,7 +38,7 @@ export function mcpLimits(limiter: RateLimiter, flood: RateLimiter, keyOf: (req:
     try {
       const key = keyOf(req);
       if (isToolCall(req.body)) {
-        const r = await limiter.consume(key);
+        const r = await limiter.consume(key, toolCallPoints(req.body));
         res.setHeader('x-ratelimit-limit', String(limiter.limit));
         res.setHeader('x-ratelimit-remaining', String(r.remaining));
         res.setHeader('x-ratelimit-reset', String(r.resetSeconds));

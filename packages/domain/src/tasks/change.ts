@@ -5,28 +5,57 @@ import {
   assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
   written,
 } from './checks.js';
-import { changeEntry, taskChangeEvents, taskEvent } from './events.js';
+import { changeEntry, moveEntry, taskChangeEvents, taskEvent } from './events.js';
 import { visibleTask } from './lookup.js';
 import { presentTask } from './present.js';
 import type { TaskPatch, TaskRecord } from './ports.js';
 import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
+import type { BoardRecord, StatusRecord } from '../projects/index.js';
 
 export async function updateTaskVersioned(
   actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions,
 ): Promise<Versioned<Task>> {
+  return (await changeTask(actor, ref, input, deps, opts)).answer;
+}
+
+/** How a caller that changes many tasks runs each change (see changeTask). */
+export interface ChangeContext {
+  /** The task as the caller has just read it in the same store: the guarded edit starts from it instead of reading it again. */
+  known?: TaskRecord;
+  /**
+   * The caller's store is a transaction that commits or rolls back the whole: the guarded edit may then also move the
+   * task and record webhook events, as its several statements commit together anyway.
+   */
+  inTransaction?: boolean;
+  /** Boards already read in the caller's transaction, by id (a bulk change names a few boards many times). */
+  boards?: Map<string, BoardRecord>;
+  /** Hears when placing the task renumbered a column: the ranks of its other tasks, as the caller read them, are stale. */
+  renumbered?: (statusId: string) => void;
+}
+
+/**
+ * updateTask's work, answering the task's record too (a bulk change hands it to the next item on the same task).
+ * The guarded edit's version check still catches a change made meanwhile to a `known` task.
+ */
+export async function changeTask(
+  actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions, ctx: ChangeContext = {},
+): Promise<{ answer: Versioned<Task>; record: TaskRecord }> {
   requireScope(actor, 'tasks:write');
   // An edit of the task's own fields, in a workspace without webhook subscriptions, is one statement that commits
-  // alone, guarded by the version it was planned on; a task changed meanwhile is read and planned again.
-  const alone = input.boardId === undefined && input.statusId === undefined && input.parentId === undefined && opts?.ifMatch === undefined && actor.webhooks === false;
+  // alone, guarded by the version it was planned on; a task changed meanwhile is read and planned again. Inside the
+  // caller's transaction a move and webhook events may join it (a new parent still bumps the parents' versions below).
+  const own = input.boardId === undefined && input.statusId === undefined && actor.webhooks === false;
+  const alone = input.parentId === undefined && opts?.ifMatch === undefined && (own || ctx.inTransaction === true);
+  const { known } = ctx;
   for (let tries = 0; alone && tries < 3; tries++) {
-    const done = await editAlone(actor, ref, input, deps);
+    const done = await editAlone(actor, tries === 0 && known ? known : ref, input, deps, ctx);
     if (done) return done;
   }
   const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
     await checkVersion(repos, 'task', task, `Task ${task.key}`, opts);
-    const { patch, jobs } = await planChange(actor, task, input, repos, deps);
+    const { patch, jobs } = await planChange(actor, task, input, repos, deps, ctx);
     if (patch.labels) await repos.labels.ensure(actor.workspace.id, patch.labels);
     // The change and the read of its result are one statement.
     const after = await written(actor, task, repos, patch);
@@ -36,37 +65,47 @@ export async function updateTaskVersioned(
     if (patch.parentId !== undefined && patch.parentId !== task.parentId) {
       await repos.versions.bump('task', [task.parentId, patch.parentId].filter((id): id is string => id !== null));
     }
-    return { answer: after.answer, queued };
+    return { answer: after.answer, record: after.record, queued };
   });
   // The relay is woken only for a commit that queued jobs: a pass that finds nothing is three round trips for naught.
   if (result.queued) deps.jobs.notify();
-  return result.answer;
+  return { answer: result.answer, record: result.record };
 }
 
 /**
- * The edit as one statement: the task read (outside any transaction), the change planned on it, then the change with
- * its new labels, its jobs and its activity entry, guarded by the version read. Undefined when the task changed
- * meanwhile: nothing was written.
+ * The edit as one statement: the task read (outside any transaction; or handed over as read), the change planned on
+ * it, then the change with its new labels, its jobs and its activity entry, guarded by the version read. Undefined when
+ * the task changed meanwhile: nothing was written.
  */
-async function editAlone(actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps): Promise<Versioned<Task> | undefined> {
-  const task = await visibleTask(actor, ref, deps.store);
+async function editAlone(
+  actor: Actor, ref: string | TaskRecord, input: UpdateTaskInput, deps: Deps, ctx: ChangeContext,
+): Promise<{ answer: Versioned<Task>; record: TaskRecord } | undefined> {
+  const task = typeof ref === 'string' ? await visibleTask(actor, ref, deps.store) : ref;
   assertActive(task);
-  const { patch, jobs } = await planChange(actor, task, input, deps.store, deps);
-  // The entry is what the guarded change makes of this very version: the task as read with the patch's values.
-  const entry = changeEntry(deps, actor, task, { ...task, ...patch });
+  const { patch, jobs, status } = await planChange(actor, task, input, deps.store, deps, ctx);
+  // The entries are what the guarded change makes of this very version: the task as read with the patch's values.
+  const planned = { ...task, ...patch, ...(status ? { statusName: status.name, statusCategory: status.category } : {}) };
+  const entry = changeEntry(deps, actor, task, planned);
+  const moved = moveEntry(deps, actor, task, planned);
   const view = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
-    version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs, activity: entry,
+    version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs,
+    activity: [entry, moved].filter((e) => e !== undefined),
   });
   if (!view) return undefined;
-  await taskChangeEvents(deps.store, deps, actor, task, view.task, entry);
-  if (jobs.length) deps.jobs.notify();
-  return { data: presentTask(view.task, view.details), version: view.task.version };
+  const queued = await taskChangeEvents(deps.store, deps, actor, task, view.task, entry, moved);
+  if (jobs.length || queued) deps.jobs.notify();
+  return { answer: { data: presentTask(view.task, view.details), version: view.task.version }, record: view.task };
 }
 
 /** Reads and checks what an update needs and makes its patch and jobs, writing nothing. */
 async function planChange(
-  actor: Actor, task: TaskRecord, input: UpdateTaskInput, repos: Repos, deps: Deps,
-): Promise<{ patch: TaskPatch; jobs: OutboxJob[] }> {
+  actor: Actor, task: TaskRecord, input: UpdateTaskInput, repos: Repos, deps: Deps, { boards, renumbered }: ChangeContext = {},
+): Promise<{ patch: TaskPatch; jobs: OutboxJob[]; status?: StatusRecord }> {
+  const boardOf = async (id: string) => {
+    const board = boards?.get(id) ?? (await boardFor(actor, id, repos, 'boardId'));
+    boards?.set(id, board);
+    return board;
+  };
   const now = deps.now();
   const patch: TaskPatch = { updatedAt: now };
   const jobs: OutboxJob[] = [];
@@ -83,17 +122,20 @@ async function planChange(
     patch.descriptionText = text.text;
   }
 
+  // The column the task goes to, when it moves: its name and category are the moved task's.
+  let placed: StatusRecord | undefined;
   if (input.boardId !== undefined || input.statusId !== undefined) {
-    let board = await boardFor(actor, task.boardId, repos, 'boardId');
+    let board = await boardOf(task.boardId);
     if (input.boardId !== undefined && input.boardId !== task.boardId) {
-      board = await boardFor(actor, input.boardId, repos, 'boardId');
+      board = await boardOf(input.boardId);
       if (board.projectId !== task.projectId) throw rejected('A task can move only to another board of its own project');
     }
     const status = input.statusId !== undefined || board.id !== task.boardId ? await columnOf(actor, board, input.statusId, repos) : undefined;
     if (status) {
+      placed = status;
       patch.boardId = board.id;
       patch.statusId = status.id;
-      patch.rank = await rankFor(repos, status.id, 0, task.id);
+      patch.rank = await rankFor(repos, status.id, 0, task.id, renumbered);
       patch.doneAt = doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now);
     }
   }
@@ -120,7 +162,7 @@ async function planChange(
     patch.parentId = input.parentId === null ? null : await checkParent(actor, input.parentId, task.projectId, task.id, repos);
     if (patch.parentId === task.id) throw rejected('A task cannot be its own parent');
   }
-  return { patch, jobs };
+  return placed ? { patch, jobs, status: placed } : { patch, jobs };
 }
 
 export const updateTask = withoutVersion(updateTaskVersioned);

@@ -78,12 +78,13 @@ export async function presentFullTask(actor: Actor | null, task: Pick<TaskRecord
   return (await versioned(actor, task, repos)).data;
 }
 
-/** Rank that puts a task at `position` (0 = top) of a column. */
-export async function rankFor(repos: Repos, statusId: string, position: number, taskId: string): Promise<number> {
+/** Rank that puts a task at `position` (0 = top) of a column; `renumbered` hears when the column's ranks were redone. */
+export async function rankFor(repos: Repos, statusId: string, position: number, taskId: string, renumbered?: (statusId: string) => void): Promise<number> {
   let bounds = await repos.tasks.rankAt(statusId, position, taskId);
   let rank = rankBetween(bounds.before, bounds.after);
   if (rank === null) {
     await repos.tasks.renumberColumn(statusId);
+    renumbered?.(statusId);
     bounds = await repos.tasks.rankAt(statusId, position, taskId);
     rank = rankBetween(bounds.before, bounds.after) ?? 0;
   }

@@ -52,6 +52,15 @@ export function changeEntry(deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, 
   return activityEntry(deps, actor, after.workspaceId, activityTask(after), 'task.updated', fields);
 }
 
+/**
+ * The task.moved entry a change of `before` into `after` makes (as taskChangeEvents would record it), not yet written;
+ * undefined when the change does not move the task.
+ */
+export function moveEntry(deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord): ActivityRecord | undefined {
+  if (before.statusId === after.statusId && before.boardId === after.boardId && before.rank === after.rank) return undefined;
+  return activityEntry(deps, actor, after.workspaceId, activityTask(after), 'task.moved', taskMoveChanges(before, after));
+}
+
 /** `make`'s value, made on the first call. */
 const once = <T>(make: () => T): (() => T) => {
   let made: { value: T } | undefined;
@@ -61,13 +70,13 @@ const once = <T>(make: () => T): (() => T) => {
 const place = (t: TaskRecord) => ({ boardId: t.boardId, statusId: t.statusId, status: { name: t.statusName, category: t.statusCategory } });
 /**
  * After a task changed: task.updated with the changed field names and their previous values when fields changed, and
- * task.moved when its board, column or place in the column changed; an activity entry for each (`updated`: the
- * task.updated entry, written with the change itself). Returns the webhook deliveries queued (0: the relay has
+ * task.moved when its board, column or place in the column changed; an activity entry for each (`updated` and
+ * `moved`: the entries already written with the change itself). Returns the webhook deliveries queued (0: the relay has
  * nothing to take). The fields a webhook shows are compared only when that decides whether there is an event (no
  * field of the entry changed) or when a payload is built.
  */
 export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 'now'>, actor: ActingAs, before: TaskRecord, after: TaskRecord,
-  updated?: ActivityRecord,
+  updated?: ActivityRecord, moved?: ActivityRecord,
 ): Promise<number> {
   const actorId = actor.user.id;
   const base = { workspaceId: after.workspaceId, projectId: after.projectId, subject: { task: after } };
@@ -86,7 +95,7 @@ export async function taskChangeEvents(repos: Repos, deps: Pick<Deps, 'newId' | 
   if (before.statusId !== after.statusId || before.boardId !== after.boardId || before.rank !== after.rank) {
     // The task's earlier entries follow it: who may read them is who may read the task now.
     if (before.boardId !== after.boardId) await repos.activity.moveTask(after.id, after.boardId);
-    const entry = await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.moved', taskMoveChanges(before, after));
+    const entry = moved ?? (await recordActivity(repos, deps, actor, after.workspaceId, activityTask(after), 'task.moved', taskMoveChanges(before, after)));
     queued += await recordEvent(repos, deps, {
       ...base, type: 'task.moved', data: () => ({ actorId, task: task(), from: place(before), to: place(after), activity: entryOf(entry, actor) }),
     }, known);

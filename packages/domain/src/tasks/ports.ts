@@ -149,6 +149,8 @@ export interface TaskRepos {
     /** A task by id or key with its board's members, in one query. */
     view(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskView | undefined>;
     /** A task by id or key (workspaceId null: by id in any workspace) with its board's members and details, in one query. */
+    /** Tasks by ids and keys (keys as taskRef gives them) with their boards' members, in one query on the indexes. */
+    views(workspaceId: string, refs: { ids: string[]; keys: string[] }): Promise<TaskView[]>;
     fullView(workspaceId: string | null, ref: { id?: string; key?: string }, viewerId: string | null): Promise<TaskFullView | undefined>;
     byIds(workspaceId: string, ids: string[]): Promise<TaskRecord[]>;
     /** Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all) and column position. */
@@ -161,7 +163,7 @@ export interface TaskRepos {
      */
     updateView(
       id: string, patch: TaskPatch, viewerId: string | null,
-      also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord },
+      also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[] },
     ): Promise<TaskFullView | undefined>;
     delete(id: string): Promise<void>;
     /**

@@ -2,7 +2,7 @@ import { tagged, withIfMatch, type ConditionalOptions, type Tagged } from '../co
 import type { HttpClient, RequestOptions } from '../http.js';
 import type { Page } from '../responses.js';
 import type {
-  ActivityEntry, Comment, CreateCommentInput, CreateTaskInput, ListTasksParams, LogTimeInput, MoveTaskInput, PageParams, Task, TaskContext, TaskSummary,
+  ActivityEntry, BulkTaskItem, BulkTaskResult, Comment, CreateCommentInput, CreateTaskInput, ListTasksParams, LogTimeInput, MoveTaskInput, PageParams, Task, TaskContext, TaskSummary,
   TimeLog, UpdateTaskInput,
 } from '../types.js';
 
@@ -46,6 +46,17 @@ export class Tasks {
   /** Changes only the fields sent; with `ifMatch`, only if the task still has that ETag (else 412 `precondition_failed`). */
   async update(ref: string, input: UpdateTaskInput, opts?: ConditionalOptions): Promise<Task> {
     return (await this.http.call('patchTasksByRef', { params: { ref }, body: input }, withIfMatch(opts))).data;
+  }
+
+  /**
+   * Changes up to 100 tasks in one call (one rate-limit point each): each item is `update`'s input plus `task` (key or
+   * id) and optionally `column` (name, id or category). Answers one entry per item, in order: `status` 200 with `data`,
+   * or the status the item alone would get with `error`. With `atomic: true` nothing is applied when an item fails, and
+   * the call throws that item's error (its message names `items[i]`). Retry-safe like `create`.
+   */
+  async bulk(items: BulkTaskItem[], opts: RequestOptions & { atomic?: boolean } = {}): Promise<BulkTaskResult[]> {
+    const { atomic, ...rest } = opts;
+    return (await this.http.call('postTasksBulk', { body: { items, ...(atomic !== undefined ? { atomic } : {}) } }, rest)).data;
   }
 
   /** Deletes a task and its time logs for good; with `ifMatch`, only if the task still has that ETag. */

@@ -1,11 +1,12 @@
 import {
-  CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, Task, tasks, TaskSummary, UpdateTaskInput, z,
+  BulkTaskItem, BulkTaskResult, BulkTasksInput, BULK_MAX_ITEMS, CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, Task, tasks, TaskSummary, UpdateTaskInput, z,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
 import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.js';
 
 const refParam = z.strictObject({ ref: z.string().min(1).max(100).openapi({ description: 'Task id or key', example: 'WEB-12' }) });
 const TaskResponse = envelope(Task, 'TaskResponse');
+const BulkResponse = envelope(z.array(BulkTaskResult), 'BulkTasksResponse');
 
 export function taskRoutes(r: Routes): void {
   r.add({
@@ -18,6 +19,18 @@ export function taskRoutes(r: Routes): void {
     description: 'Assignees are notified and the board automations run.',
     scope: 'tasks:write', status: 201, body: CreateTaskInput, response: TaskResponse, conditional: 'create',
     handler: async ({ req, res, body, deps }) => tagged(res, await tasks.createTaskVersioned(actorOf(req), body, deps)),
+  });
+  // The body's items are checked one by one (see BulkTasksInput): the document names their shape here.
+  r.registry?.register('BulkTaskItem', BulkTaskItem);
+  r.add({
+    method: 'post', path: '/tasks/bulk', tag: 'Tasks', summary: `Change up to ${BULK_MAX_ITEMS} tasks in one call`,
+    description:
+      'Each item is the body of PATCH /tasks/{ref} plus `task` (key or id) and `column` (name, id or category). ' +
+      'Items are applied in order, each answered with the status it would get alone (`data` when applied, `error` when not). ' +
+      'With `atomic: true` nothing is applied when an item fails, and the call answers that item\'s error, named `items[i]`. ' +
+      'Spends one point of the rate limit per item.',
+    scope: 'tasks:write', body: BulkTasksInput, response: BulkResponse,
+    handler: async ({ req, body, deps }) => ({ data: await tasks.bulkUpdateTasks(actorOf(req), body, deps) }),
   });
   r.add({
     method: 'get', path: '/tasks/:ref', tag: 'Tasks', summary: 'A task, full form', scope: 'tasks:read', params: refParam,

@@ -157,7 +157,8 @@ export interface TaskChangeAlso {
   /** Labels of the workspace the change names (added when new). */
   labels?: { workspaceId: string; names: string[] } | undefined;
   jobs?: OutboxJob[] | undefined;
-  activity?: ActivityRecord | undefined;
+  /** Activity entries, in order (a change's task.updated, then its task.moved). */
+  activity?: ActivityRecord[] | undefined;
 }
 
 /**
@@ -171,8 +172,8 @@ export async function updateTaskView(
   db: Knex, id: string, data: Row, viewerId: string | null, also: TaskChangeAlso = {},
 ): Promise<{ task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails } | undefined> {
   const columns = Object.keys(data).sort();
-  const entry = also.activity && activityRow(also.activity);
-  const entryColumns = entry ? Object.keys(entry).sort() : [];
+  const entries = (also.activity ?? []).map(activityRow);
+  const entryColumns = entries.map((e) => Object.keys(e).sort());
   const guarded = also.version !== undefined;
   const labels = also.labels !== undefined && also.labels.names.length > 0;
   const jobs = (also.jobs?.length ?? 0) > 0;
@@ -181,8 +182,8 @@ export async function updateTaskView(
   if (guarded) values.push(also.version);
   if (labels) values.push(also.labels!.workspaceId, also.labels!.names);
   if (jobs) values.push(...outboxValues(also.jobs!));
-  if (entry) values.push(...entryColumns.map((c) => entry[c]));
-  const shapeKey = `${columns.join(',')}|${guarded}|${labels}|${jobs}|${entryColumns.join(',')}`;
+  entries.forEach((e, i) => values.push(...entryColumns[i]!.map((c) => e[c])));
+  const shapeKey = `${columns.join(',')}|${guarded}|${labels}|${jobs}|${entryColumns.map((c) => c.join(',')).join('|')}`;
   let shape = UPDATE_SHAPES.get(shapeKey);
   if (!shape) {
     let next = 0;
@@ -201,10 +202,10 @@ export async function updateTaskView(
       const [at, names, payloads] = [m(), m(), m()];
       q.with('jobs_added', db.raw(outboxInsert('changed'), [at, names, payloads]));
     }
-    if (entry) {
-      const cols = entryColumns.map((c) => `"${c}"`).join(', ');
-      const marks = entryColumns.map(() => m());
-      q.with('activity_added', db.raw(`insert into activity (${cols}) select ${entryColumns.map(() => '?').join(', ')} from changed`, marks));
+    for (const [i, names] of entryColumns.entries()) {
+      const cols = names.map((c) => `"${c}"`).join(', ');
+      const marks = names.map(() => m());
+      q.with(`activity_added_${i}`, db.raw(`insert into activity (${cols}) select ${names.map(() => '?').join(', ')} from changed`, marks));
     }
     q.from({ tasks: 'changed' })
       .join('statuses', 'statuses.id', 'tasks.status_id')

@@ -77,6 +77,17 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       const v = await viewTask(db, workspaceId, ref, null);
       return v && { task: v.task, boardMemberIds: v.boardMemberIds };
     },
+    async views(workspaceId, { ids, keys }) {
+      if (!ids.length && !keys.length) return [];
+      // Each list is one index probe (the primary key, the workspace's keys); an empty one matches nothing.
+      const rows: Row[] = await db('tasks')
+        .join('statuses', 'statuses.id', 'tasks.status_id')
+        .join('boards', 'boards.id', 'tasks.board_id')
+        .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
+        .where('tasks.workspace_id', workspaceId)
+        .where((q) => q.whereIn('tasks.id', ids).orWhereIn('tasks.key', keys));
+      return rows.map((r) => ({ task: TASK.read(r), boardMemberIds: r.board_member_ids ?? null }));
+    },
     async fullView(workspaceId, ref, viewerId) {
       const v = await viewTask(db, workspaceId, ref, { viewerId });
       return v && { task: v.task, boardMemberIds: v.boardMemberIds, details: v.details! };
