@@ -49,7 +49,7 @@ describe('Moment', () => {
   });
 
   it('rejects anything else', () => {
-    for (const s of ['', 'yesterday', 'not a date', '2026-13-01T00:00:00Z', '2026-11-01T25:00:00Z']) {
+    for (const s of ['', 'yesterday', 'not a date', '2026-13-01T00:00:00Z', '2026-11-01T25:00:00Z', '2026-02-30', '2026-02-30T10:00:00Z', '2026-04-31 08:00']) {
       const r = Moment.safeParse(s);
       expect(r.success, s).toBe(false);
       expect(messages(r), s).toContain('must be an ISO 8601 timestamp or epoch milliseconds');

@@ -51,7 +51,8 @@ export const Moment = z
     const iso = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
     const m = iso.exec(s);
     const ms = /^\d{1,16}$/.test(s) ? Number(s) : m ? Date.parse(m[1] ? s : `${s.replace(' ', 'T')}${s.length === 10 ? 'T00:00' : ''}Z`) : Number.NaN;
-    if (!Number.isFinite(ms)) {
+    // Date.parse rolls a day past the month's end over (2026-02-30 is 2 March): the calendar date must exist.
+    if (!Number.isFinite(ms) || (m && !DateTime.fromISO(s.slice(0, 10), { zone: 'utc' }).isValid)) {
       ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp or epoch milliseconds' });
       return z.NEVER;
     }
