@@ -126,8 +126,11 @@ const TOOL_ARGS: Record<string, (w: World, era: number) => Record<string, unknow
   update_task: (w) => ({ task: w.parent, title: w.across('updatedTitle', 120, w.line('updatedTitle')).slice(0, 190), labels: [w.label('updatedLabel')] }),
   // By id: the seed adds the column through the use case, without the input schema's trim, so a name ending in a space
   // is stored as it is, and a reference by name (which is trimmed) would miss it.
-  // One item applied, one refused (a task that does not exist).
-  update_tasks: (w) => ({ items: [{ task: w.parent, title: w.line('bulkTitle'), labels: [w.label('bulkLabel')] }, { task: 'WEB-99999', title: 'x' }] }),
+  // One item applied, two refused: a task that does not exist, and a column that does not (its error lists the
+  // board's hostile column names, each of which must stay inside its block).
+  update_tasks: (w) => ({
+    items: [{ task: w.parent, title: w.line('bulkTitle'), labels: [w.label('bulkLabel')] }, { task: 'WEB-99999', title: 'x' }, { task: w.task, column: 'No such column' }],
+  }),
   move_task: (w) => ({ task: w.task, column: w.column }),
   log_time: (w) => ({ task: w.task, minutes: 30, note: w.line('loggedNote') }),
   time_report: () => ({ from: '2020-01-01', groupBy: ['people', 'tasks', 'projects'] }),
@@ -163,23 +166,25 @@ const NAMES = new Set(['name', 'title', 'displayName', 'jobTitle', 'owner', 'lab
  */
 function checkAnswer(answer: unknown, where: string, seen: Set<string>, o: { echo?: boolean } = {}): void {
   // `composed`: under content, contents or messages (the texts the model reads); structuredContent is values.
-  const visit = (v: unknown, key: string, inName: boolean, composed = false): void => {
+  // `structured`: below structuredContent, where every string is a value (an item's error message too).
+  const visit = (v: unknown, key: string, inName: boolean, composed = false, structured = false): void => {
     if (typeof v === 'string') {
       expect(v, `${where} ${key}: smuggling character`).not.toMatch(INVISIBLE);
       expect(v, `${where} ${key}: lone surrogate`).not.toMatch(LONE);
       expect(v, `${where} ${key}: a cut split a pair`).not.toContain('\uFFFD');
       for (const mk of v.match(MARK) ?? []) seen.add(mk);
-      if ((composed && key === 'text') || key === 'message') checkText(v, `${where} ${key}`, o);
+      if ((composed && key === 'text') || (key === 'message' && !structured)) checkText(v, `${where} ${key}`, o);
       else {
         expect(v, `${where} ${key}: a block tag in a value`).not.toMatch(/<\/?untrusted-text/i);
         if (inName) expect(v, `${where} ${key}: a name on two lines`).not.toMatch(/[\n\r\u2028\u2029\u0085]/);
       }
       return;
     }
-    if (Array.isArray(v)) for (const x of v) visit(x, key, inName, composed);
+    if (Array.isArray(v)) for (const x of v) visit(x, key, inName, composed, structured);
     else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
-        visit(x, k, inName || NAMES.has(k), k === 'structuredContent' ? false : composed || ['content', 'contents', 'messages'].includes(k));
+        const inStructured = structured || k === 'structuredContent';
+        visit(x, k, inName || NAMES.has(k), inStructured ? false : composed || ['content', 'contents', 'messages'].includes(k), inStructured);
       }
     }
   };

@@ -19,6 +19,13 @@ function strings(value: unknown, out: string[] = []): string[] {
 const NAME_OPEN = '<untrusted-text kind="name">';
 const NAME_CLOSE = '</untrusted-text>';
 const name = (text: string): string => `${NAME_OPEN}${text}${NAME_CLOSE}`;
+const unquoted = (json: string): string => {
+  try {
+    return plain(JSON.parse(`"${json}"`) as string).replace(/\s+/g, ' ');
+  } catch {
+    return json;
+  }
+};
 
 /**
  * The ways the domain's messages list the names of things, so that the valid values they offer stay useful and
@@ -26,7 +33,8 @@ const name = (text: string): string => `${NAME_OPEN}${text}${NAME_CLOSE}`;
  * `column names: To Do, Done; categories`, `matches Alex Kim (@akim, usr_...)`.
  */
 const NAMED: Array<[RegExp, (m: string, ...groups: string[]) => string]> = [
-  [/"([^"]*)" \((?=[a-z]+_[0-9a-z]+[,)])/g, (_m, n) => `${name(n!)} (`],
+  // A listed name is a JSON string (the domain writes it so: a name may hold quotes), read back and kept on one line.
+  [/"((?:[^"\\]|\\.)*)" \((?=[a-z]+_[0-9a-z]+[,)])/g, (_m, n) => `${name(unquoted(n!))} (`],
   [/( on board )(.+?)(; its columns are )/g, (_m, a, n, b) => `${a}${name(n!)}${b}`],
   [/(column names: )(.+?)(; categories: )/g, (_m, a, n, b) => `${a}${name(n!)}${b}`],
   [/((?:matches| and) )([^"]+?)( \(@[A-Za-z0-9._-]+, usr_[0-9a-z]+\))/g, (_m, a, n, b) => `${a}${name(n!)}${b}`],

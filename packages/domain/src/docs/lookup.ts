@@ -8,7 +8,7 @@ export async function spaceByRef(actor: Actor, ref: string, deps: Deps, field: s
   const want = ref.trim();
   const found = spaces.find((s) => s.id === want) ?? spaces.find((s) => s.name.toLowerCase() === want.toLowerCase());
   if (!found) {
-    const known = spaces.map((s) => `"${s.name}" (${s.id})`).join(', ') || 'none';
+    const known = spaces.map((s) => `${JSON.stringify(s.name)} (${s.id})`).join(', ') || 'none';
     throw invalid(field, `no space ${want}; spaces you can read: ${known}`);
   }
   return found;

@@ -9,7 +9,7 @@ export async function folderByRef(actor: Actor, ref: string, deps: Deps, field: 
   const folders = (await listFolders(actor, deps)).data;
   const found = folders.find((f) => f.id === want) ?? folders.find((f) => f.name.toLowerCase() === want.toLowerCase());
   if (!found) {
-    const known = folders.map((f) => `"${f.name}" (${f.id})`).join(', ') || 'none';
+    const known = folders.map((f) => `${JSON.stringify(f.name)} (${f.id})`).join(', ') || 'none';
     throw invalid(field, `no folder ${want}; folders you can see: ${known}, or \`personal\``);
   }
   return found.id;

@@ -46,7 +46,7 @@ export function columnByRef(b: BoardRecord, ref: string, field: string): StatusR
     b.statuses.find((s) => s.name.toLowerCase() === lower) ??
     (isCategory(lower) ? b.statuses.find((s) => s.category === lower) : undefined);
   if (!found) {
-    const columns = b.statuses.map((s) => `"${s.name}" (${s.id}, ${s.category})`).join(', ');
+    const columns = b.statuses.map((s) => `${JSON.stringify(s.name)} (${s.id}, ${s.category})`).join(', ');
     throw invalid(field, `no column ${want} on board ${b.name}; its columns are ${columns}`);
   }
   return found;
