@@ -1,13 +1,13 @@
 import { defineConfig, type Options } from 'tsup';
-import { viewEsbuildPlugin } from './apps/mcp/src/views/bundle.js';
+import { viewDocuments } from './apps/mcp/src/views/bundle.js';
 
 /**
  * The build of a Node app (api, mcp, worker): one ESM bundle per entry with the workspace packages inlined;
- * third-party packages stay external and load from node_modules at run time. MCP Apps views (`*.ts?view` imports)
- * are bundled into HTML strings here (apps/mcp/src/views/bundle.ts).
+ * third-party packages stay external and load from node_modules at run time. The MCP Apps views are bundled into HTML
+ * documents here and put into the app as a constant (apps/mcp/src/views/bundle.ts and index.ts).
  */
 export const nodeApp = (entry: Options['entry']) =>
-  defineConfig({
+  defineConfig(async () => ({
     entry,
     format: ['esm'],
     platform: 'node',
@@ -18,5 +18,5 @@ export const nodeApp = (entry: Options['entry']) =>
     outDir: 'dist',
     clean: true,
     sourcemap: true,
-    esbuildPlugins: [viewEsbuildPlugin()],
-  });
+    define: { __TT_VIEW_DOCUMENTS__: JSON.stringify(await viewDocuments()) },
+  }));

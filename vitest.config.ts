@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { viewVitePlugin } from './apps/mcp/src/views/bundle.js';
 
 /**
  * Files that mostly wait on the clock (the rate limit's real one-minute window; webhook retries' back-off): they start
@@ -19,8 +18,6 @@ class WaitingFirst extends BaseSequencer {
 }
 
 export default defineConfig({
-  // MCP Apps views are imported as HTML strings bundled from their sources (apps/mcp/src/views/bundle.ts).
-  plugins: [viewVitePlugin()],
   // Tests use the SDK's sources; its package exports point at the built dist for outside consumers.
   resolve: { alias: { '@tt/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) } },
   test: {

@@ -1,15 +1,22 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build, type Plugin as EsbuildPlugin } from 'esbuild';
 
 /*
- * Build-time bundling of the MCP Apps views. A view's browser code (`board/app.ts`, `task/app.ts`) is imported by the
- * server as `import html from './board/app.ts?view'`: the import becomes a string holding one self-contained HTML
- * document (script and style inline, ext-apps's App class bundled in), made when the app is built (tsup's esbuild
- * plugin below) or when tests load the module (the Vite plugin for vitest). No generated file is written or committed.
+ * Bundling of the MCP Apps views. A view's browser code (`board/app.ts`, `task/app.ts`) becomes one self-contained
+ * HTML document (script and style inline, ext-apps's App class bundled in). The build puts the documents into the app
+ * as a constant (tsup.app.ts, `viewDocuments`); run from source (tests, tsx) the server bundles a view the first time
+ * it is read (views/index.ts). No generated file is written or committed.
  */
 
-const SUFFIX = '?view';
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** Each view's browser entry, by its resource URI. */
+export const VIEW_ENTRIES: Readonly<Record<string, string>> = {
+  'ui://tracker/board': join(HERE, 'board', 'app.ts'),
+  'ui://tracker/task': join(HERE, 'task', 'app.ts'),
+};
 
 /**
  * zod (which ext-apps validates messages with) re-exports its error messages in every language as `locales`, and a
@@ -48,31 +55,9 @@ export async function bundleView(entry: string): Promise<string> {
     `<style>${css}</style></head><body><main id="root" aria-live="polite"></main><script>${js}</script></body></html>`;
 }
 
-const moduleOf = async (path: string): Promise<string> => `export default ${JSON.stringify(await bundleView(path))};`;
-
-/** tsup's (esbuild's) plugin: `*.ts?view` imports become the view's HTML string. */
-export function viewEsbuildPlugin(): EsbuildPlugin {
-  return {
-    name: 'mcp-app-view',
-    setup(b) {
-      b.onResolve({ filter: /\?view$/ }, (args) => ({ path: resolve(args.resolveDir, args.path.slice(0, -SUFFIX.length)), namespace: 'mcp-app-view' }));
-      b.onLoad({ filter: /.*/, namespace: 'mcp-app-view' }, async (args) => ({ contents: await moduleOf(args.path), loader: 'js' }));
-    },
-  };
-}
-
-/** Vite's (vitest's) plugin doing the same for tests. Typed structurally, so this file needs no Vite import. */
-export function viewVitePlugin() {
-  const PREFIX = '\0mcp-app-view:';
-  return {
-    name: 'mcp-app-view',
-    enforce: 'pre' as const,
-    resolveId(id: string, importer?: string) {
-      if (!id.endsWith(SUFFIX) || !importer) return null;
-      return PREFIX + resolve(dirname(importer), id.slice(0, -SUFFIX.length));
-    },
-    async load(id: string) {
-      return id.startsWith(PREFIX) ? moduleOf(id.slice(PREFIX.length)) : null;
-    },
-  };
+/** Every view's document by URI: what the build puts into the app (tsup.app.ts). */
+export async function viewDocuments(): Promise<Record<string, string>> {
+  const entries = Object.entries(VIEW_ENTRIES);
+  const docs = await Promise.all(entries.map(([, entry]) => bundleView(entry)));
+  return Object.fromEntries(entries.map(([uri], i) => [uri, docs[i]!]));
 }

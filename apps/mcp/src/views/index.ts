@@ -2,8 +2,6 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { hasScope } from '@tt/domain';
 import { composed } from '../answer/gate.js';
 import type { Profile } from '../tool.js';
-import boardHtml from './board/app.ts?view';
-import taskHtml from './task/app.ts?view';
 
 /*
  * MCP Apps views (extension io.modelcontextprotocol/ui): the board and the task as interactive HTML a host renders
@@ -25,12 +23,27 @@ export const TASK_VIEW_URI = 'ui://tracker/task';
 const CSP = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
 
 const VIEWS = [
-  { name: 'board-view', uri: BOARD_VIEW_URI, html: boardHtml, title: 'Board view', description: 'Columns and cards of a board, for show_board' },
-  { name: 'task-view', uri: TASK_VIEW_URI, html: taskHtml, title: 'Task view', description: 'A task with its checklist and latest comments, for get_task' },
+  { name: 'board-view', uri: BOARD_VIEW_URI, title: 'Board view', description: 'Columns and cards of a board, for show_board' },
+  { name: 'task-view', uri: TASK_VIEW_URI, title: 'Task view', description: 'A task with its checklist and latest comments, for get_task' },
 ] as const;
 
-/** The views' HTML documents by URI (tests and the size figures read them). */
-export const VIEW_HTML: Readonly<Record<string, string>> = Object.fromEntries(VIEWS.map((v) => [v.uri, v.html]));
+/** The documents the build bundled (tsup.app.ts defines this constant); undefined when run from source. */
+declare const __TT_VIEW_DOCUMENTS__: Record<string, string> | undefined;
+const BUILT = typeof __TT_VIEW_DOCUMENTS__ === 'undefined' ? undefined : __TT_VIEW_DOCUMENTS__;
+/** Bundler of the views from source; a specifier the build cannot follow, so the built app never loads esbuild. */
+const BUNDLER = './bundle.js';
+const fromSource = new Map<string, Promise<string>>();
+
+/** A view's HTML document by URI: the built one, or (from source: tests, tsx) bundled once on first use. */
+export function viewHtml(uri: string): Promise<string> {
+  if (BUILT) return Promise.resolve(BUILT[uri]!);
+  let doc = fromSource.get(uri);
+  if (!doc) {
+    doc = (import(/* @vite-ignore */ BUNDLER) as Promise<typeof import('./bundle.js')>).then((b) => b.bundleView(b.VIEW_ENTRIES[uri]!));
+    fromSource.set(uri, doc);
+  }
+  return doc;
+}
 
 /**
  * Registers the two views as resources (resources/list and resources/read) for keys that may read tasks in sessions
@@ -41,8 +54,8 @@ export function registerViews(server: McpServer, profile: Profile): void {
   const toolsets = profile.session?.toolsets ?? null;
   if (!hasScope(profile.actor, 'tasks:read') || (toolsets !== null && !toolsets.includes('tasks'))) return;
   for (const v of VIEWS) {
-    server.registerResource(v.name, v.uri, { title: v.title, description: v.description, mimeType: VIEW_MIME_TYPE }, (uri) => ({
-      contents: [{ uri: uri.href, mimeType: VIEW_MIME_TYPE, text: composed(v.html), _meta: { ui: { csp: CSP, prefersBorder: true } } }],
+    server.registerResource(v.name, v.uri, { title: v.title, description: v.description, mimeType: VIEW_MIME_TYPE }, async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: VIEW_MIME_TYPE, text: composed(await viewHtml(v.uri)), _meta: { ui: { csp: CSP, prefersBorder: true } } }],
     }));
   }
 }

@@ -2,7 +2,7 @@ import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tasks } from '@tt/domain';
 import { callTool, mcpFixture, type McpFixture } from '../test/fixture.js';
-import { BOARD_VIEW_URI, TASK_VIEW_URI, VIEW_HTML, VIEW_MIME_TYPE } from './index.js';
+import { BOARD_VIEW_URI, TASK_VIEW_URI, viewHtml, VIEW_MIME_TYPE } from './index.js';
 import { HOSTILE_TITLE, seedBoard } from './test/seed.js';
 
 /*
@@ -44,7 +44,7 @@ describe.each(['legacy', 'modern'] as const)('views (%s era)', (era) => {
       const [c] = contents as Array<{ uri: string; mimeType: string; text: string; _meta: unknown }>;
       expect(c!.mimeType).toBe(VIEW_MIME_TYPE);
       // Through the answer gate unchanged: the document is the server's own text, not fenced as person-written.
-      expect(c!.text).toBe(VIEW_HTML[uri]);
+      expect(c!.text).toBe(await viewHtml(uri));
       expect(c!._meta).toEqual({ ui: { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true } });
     }
   });

@@ -23,6 +23,8 @@ const RECORDED: Record<string, string> = {
   'webhooks.rotateSecret': 'webhook.secret_rotated',
   'docs.createTaskWithDocs': 'task.created, and task.updated (docIds) with doc.updated per page linked',
   'docs.updateTaskWithDocs': 'task.updated, with docIds and doc.updated per page linked or unlinked',
+  'tasks.bulkUpdateTasks': 'task.updated / task.moved per item applied, as updateTask and moveTask',
+  'tasks.applyTaskItems': 'task.updated / task.moved per item applied (bulkUpdateTasks, a slice at a time)',
 };
 
 /**
@@ -37,6 +39,7 @@ const NOT_RECORDED: Record<string, string> = {
   'notifications.markRead': 'personal inbox state', 'notifications.deliverAssigned': 'plumbing', 'notifications.deliverComment': 'plumbing', 'webhooks.deliver': 'plumbing', 'webhooks.redeliver': 'plumbing',
   'oauth.approve': 'issues a one-use code; the grant is recorded when exchanged', 'oauth.refresh': 'token rotation of a recorded grant',
   'oauth.pruneGrants': 'housekeeping', 'activity.pruneActivity': 'housekeeping',
+  'tasks.moveEntry': 'builds the task.moved entry a change writes (not a write itself)', 'tasks.bulkPoints': 'counts a bulk call\'s rate-limit points',
 };
 
 /** Names of functions that only read (or check, render, build) by their verb. */
