@@ -41,6 +41,8 @@ export interface McpAppOptions {
    * stream later (revocation: `res.destroy()` ends it). Protocol traffic, so it spends no tool-call budget.
    */
   beforeListen?: (req: Request, res: Response, ctx: ToolContext) => Promise<ListenScope | void> | ListenScope | void;
+  /** Ends the listen streams the seam serves itself (task streams), when the gateway drains. */
+  closeListens?: () => void;
 }
 
 /** What beforeListen may hand back: a wrapper the listen is served inside (the subscriptions tie the stream to its key there). */
@@ -130,5 +132,10 @@ export function createMcpApp(o: McpAppOptions): McpApp {
   oauthRoutes(app, { deps, limiter, settings: oauthSettings, allowedHosts: o.allowedHosts });
   app.use(notFoundRoute);
   app.use(errorHandler);
-  return Object.assign(app, { closeMcp: () => endpoint.close() });
+  return Object.assign(app, {
+    closeMcp: () => {
+      o.closeListens?.();
+      return endpoint.close();
+    },
+  });
 }

@@ -171,4 +171,69 @@ describe('update_tasks as an MCP task', () => {
     expect(await tasks.runBulk(actor, run.id, fx.runtime.deps)).toBeUndefined();
     expect(await moved()).toHaveLength(10);
   });
+
+  /** Opens a listen stream and hands back its messages as they come. */
+  async function listen(params: Record<string, unknown>, key = token) {
+    const ac = new AbortController();
+    const res = await fetch(url, {
+      method: 'POST', signal: ac.signal,
+      headers: {
+        'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`,
+        'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { ...params, _meta: caps(true) } }),
+    });
+    // A refusal is a plain JSON-RPC answer, not a stream.
+    if (res.headers.get('content-type')?.includes('application/json')) {
+      const body = await res.json();
+      return { next: async () => body, close: () => undefined, type: res.headers.get('content-type') };
+    }
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const queue: any[] = [];
+    const next = async (): Promise<any> => {
+      while (!queue.length) {
+        const { value, done } = await reader.read();
+        if (done) return undefined;
+        buffer += decoder.decode(value, { stream: true });
+        let at;
+        while ((at = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const data = frame.split('\n').find((l) => l.startsWith('data:'));
+          if (data) queue.push(JSON.parse(data.slice(5)));
+        }
+      }
+      return queue.shift();
+    };
+    return { next, close: () => ac.abort(), type: res.headers.get('content-type') };
+  }
+
+  it('subscriptions/listen with taskIds sends the current state at once, then each change, to the key that started it', async () => {
+    let open!: () => void;
+    const opened = new Promise<void>((f) => (open = f));
+    let first!: () => void;
+    const firstBatch = new Promise<void>((f) => (first = f));
+    const { run } = await driven(30, 'heard', async (r) => {
+      if (r.results.length === 10) {
+        first();
+        await opened;
+      }
+    });
+    await firstBatch;
+    expect((await listen({ notifications: { taskIds: [run.id] } }, other).then((l) => l.next())).error?.code).toBe(-32602);
+    const stream = await listen({ notifications: { taskIds: [run.id] } });
+    expect(stream.type).toContain('text/event-stream');
+    expect(await stream.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [run.id] } } });
+    const now = await stream.next();
+    expect(now).toMatchObject({ method: 'notifications/tasks', params: { taskId: run.id, status: 'working', statusMessage: '10 of 30 items done' } });
+    open();
+    const heard = [];
+    for (let m = await stream.next(); m; m = m.params.status === 'working' ? await stream.next() : undefined) heard.push(m.params);
+    stream.close();
+    expect(heard.map((p) => p.statusMessage)).toEqual(['20 of 30 items done', 'Updated 30 of 30 tasks']);
+    expect(heard.at(-1)).toMatchObject({ status: 'completed', result: { structuredContent: { results: expect.any(Array) } } });
+    expect(heard.at(-1).result.structuredContent.results).toHaveLength(30);
+  });
 });

@@ -1,4 +1,4 @@
-import { type Deps, DomainError, notFound } from '../shared/index.js';
+import { type Deps, DomainError, notFound, type Repos } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { type ApplyOptions, applyTaskItems, type BulkTaskResult, type BulkTasksInput } from './bulk.js';
 
@@ -39,6 +39,12 @@ export interface BulkRunRecord {
   updatedAt: number;
   leaseUntil: number | null;
   expiresAt: number | null;
+}
+
+/** Saves a run's new state and tells its listeners, once the caller's transaction commits. */
+async function saveRun(store: Repos, run: BulkRunRecord): Promise<void> {
+  await store.bulkRuns.save(run);
+  store.changes.note({ kind: 'run', workspaceId: run.workspaceId, id: run.id });
 }
 
 export interface BulkRunRepo {
@@ -114,7 +120,7 @@ export async function runBulk(
         const saved = next.results.length >= next.items.length
           ? ended(next, 'completed', `Updated ${next.results.filter((r) => r.status === 200).length} of ${next.items.length} tasks`, now)
           : { ...next, statusMessage: progress(next), updatedAt: now, leaseUntil: now + BULK_RUN_LEASE_MS };
-        await store.bulkRuns.save(saved);
+        await saveRun(store, saved);
         return saved;
       });
       if (queued) deps.jobs.notify();
@@ -129,7 +135,7 @@ export async function runBulk(
       if (!run || run.status !== 'working') return undefined;
       const why = e instanceof DomainError ? e.message : 'an internal error (it was logged)';
       const saved = ended(run, 'failed', `Stopped after ${progress(run)}: ${why}; applied: ${appliedKeys(run.results).join(', ') || 'none'}`, deps.now());
-      await store.bulkRuns.save(saved);
+      await saveRun(store, saved);
       return saved;
     });
     if (failed) await o.onChange?.(failed);
@@ -150,7 +156,7 @@ export async function getBulkRun(actor: Actor, runId: string, deps: Deps): Promi
     const locked = (await store.bulkRuns.lock(runId))!;
     const failed = lapsed(locked, deps.now());
     if (!failed) return locked;
-    await store.bulkRuns.save(failed);
+    await saveRun(store, failed);
     return failed;
   });
 }
@@ -167,7 +173,7 @@ export async function cancelBulkRun(actor: Actor, runId: string, deps: Deps): Pr
     if (run.status !== 'working') return run;
     const keys = appliedKeys(run.results);
     const saved = ended(run, 'cancelled', `Cancelled after ${progress(run)}; applied: ${keys.join(', ') || 'none'}`, deps.now());
-    await store.bulkRuns.save(saved);
+    await saveRun(store, saved);
     return saved;
   });
 }
