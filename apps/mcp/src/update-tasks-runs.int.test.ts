@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { type Actor, keys, people, projects, type ProjectWithBoards, type Scope, SCOPES, tasks } from '@tt/domain';
+import { startMcp } from './index.js';
 import { mcpFixture, type McpFixture } from './test/fixture.js';
 
 /**
@@ -47,9 +48,9 @@ describe('update_tasks as an MCP task', () => {
   });
 
   /** A raw 2026-07-28 request. */
-  async function rpc(method: string, params: Record<string, unknown>, o: { key?: string; ext?: boolean } = {}) {
+  async function rpc(method: string, params: Record<string, unknown>, o: { key?: string; ext?: boolean; at?: string } = {}) {
     const name = typeof params.name === 'string' ? params.name : undefined;
-    const res = await fetch(url, {
+    const res = await fetch(o.at ?? url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${o.key ?? token}`,
@@ -166,8 +167,15 @@ describe('update_tasks as an MCP task', () => {
     expect(end).toMatchObject({ status: 'failed', error: { code: -32603 } });
     expect(end.error.data.results.map((r: { task: string }) => r.task)).toEqual(keys);
     expect(end.statusMessage).toBe(`Stopped: the server running it went away after 10 of 30 items done; applied: ${keys.join(', ')}`);
-    // Another replica's tasks/get agrees, and a late batch of the lost one would find it ended and apply nothing.
-    expect((await get(run.id)).result.status).toBe('failed');
+    // A second gateway on the same database agrees, and a late batch of the lost one finds it ended and applies nothing.
+    const second = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent' }, fx.runtime);
+    try {
+      expect((await rpc('tasks/get', { taskId: run.id }, { at: `${second.url}/mcp` })).result).toMatchObject({ status: 'failed', statusMessage: end.statusMessage });
+    } finally {
+      // Closed without stop(): stop drains the runtime the two gateways share.
+      second.server.closeAllConnections();
+      await new Promise((f) => second.server.close(f));
+    }
     expect(await tasks.runBulk(actor, run.id, fx.runtime.deps)).toBeUndefined();
     expect(await moved()).toHaveLength(10);
   });
