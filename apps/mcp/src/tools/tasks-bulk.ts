@@ -57,8 +57,9 @@ export const updateTasks = defineTool({
     // An atomic call is one transaction, so it never runs in batches.
     if (args.items.length > tasks.BULK_RUN_ABOVE && !args.atomic && followsTasks(req)) {
       const run = await tasks.startBulkRun(actor, args, deps);
-      // The batches run after the answer, outside the request's deadline; a fault ends the run failed (runBulk).
-      withoutDeadline(() => void tasks.runBulk(actor, run.id, deps, { ...using(actor), onChange: (r) => runChanged(r) })
+      // The batches run after the answer, outside the request's deadline; a fault ends the run failed (runBulk). Its
+      // listeners hear each batch through the change feed (subscriptions/tasks.ts).
+      withoutDeadline(() => void tasks.runBulk(actor, run.id, deps, using(actor))
         .catch((err: Error) => ctx.log.error({ err, run: run.id }, 'bulk run failed')));
       return { resultType: 'task', ...taskState(run) } as unknown as CallToolResult;
     }
@@ -106,10 +107,6 @@ export function detailedTask(run: BulkRunRecord) {
   if (run.status === 'failed') return { ...state, error: { code: -32603, message: run.statusMessage ?? 'failed', data: { results: run.results } } };
   return state;
 }
-
-/** Hears each change of a run this process drives (listen streams, when wired). */
-let runChanged: (run: BulkRunRecord) => void = () => undefined;
-export const onRunChange = (fn: (run: BulkRunRecord) => void) => void (runChanged = fn);
 
 /**
  * tasks/get and tasks/cancel, answered at the edge (they are no tool calls): only the key that started the run sees
