@@ -91,7 +91,8 @@ describe('update_tasks as an MCP task', () => {
     for (const t of made) expect((await tasks.getTask(actor, t.key, fx.runtime.deps)).priority).toBe('high');
   });
 
-  it('25 items, or a client without the extension, answer at once', async () => {
+  it('the server says it honours the extension; 25 items, or a client without it, answer at once', async () => {
+    expect((await rpc('server/discover', {})).result.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
     const made = await makeTasks(26, 'now');
     const at25 = await update(made.slice(0, 25).map((t) => ({ task: t.key, priority: 'low' })));
     expect(at25.result.resultType).not.toBe('task');
