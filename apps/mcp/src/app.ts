@@ -13,6 +13,7 @@ import { createServerPool, toolScopes } from './server.js';
 import type { ToolContext } from './tool.js';
 import { parseSession } from './edge/session.js';
 import { tracedLogger } from './edge/trace.js';
+import { answerTaskRequest } from './tools/tasks-bulk.js';
 
 export interface McpAppOptions {
   runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'> & Partial<Pick<Runtime, 'drain' | 'redis'>>;
@@ -40,6 +41,8 @@ export interface McpAppOptions {
    * stream later (revocation: `res.destroy()` ends it). Protocol traffic, so it spends no tool-call budget.
    */
   beforeListen?: (req: Request, res: Response, ctx: ToolContext) => Promise<ListenScope | void> | ListenScope | void;
+  /** Ends the listen streams the seam serves itself (task streams), when the gateway drains. */
+  closeListens?: () => void;
 }
 
 /** What beforeListen may hand back: a wrapper the listen is served inside (the subscriptions tie the stream to its key there). */
@@ -108,6 +111,8 @@ export function createMcpApp(o: McpAppOptions): McpApp {
       };
       try {
         let scope: ListenScope | void = undefined;
+        const method = (req.body as { method?: unknown } | null)?.method;
+        if (method === 'tasks/get' || method === 'tasks/cancel') return await answerTaskRequest(req, res, ctx);
         if (o.beforeListen && (req.body as { method?: unknown } | null)?.method === 'subscriptions/listen') scope = await o.beforeListen(req, res, ctx);
         // beforeListen answered (a refusal in JSON-RPC): nothing more to serve.
         if (res.headersSent) return;
@@ -127,5 +132,10 @@ export function createMcpApp(o: McpAppOptions): McpApp {
   oauthRoutes(app, { deps, limiter, settings: oauthSettings, allowedHosts: o.allowedHosts });
   app.use(notFoundRoute);
   app.use(errorHandler);
-  return Object.assign(app, { closeMcp: () => endpoint.close() });
+  return Object.assign(app, {
+    closeMcp: () => {
+      o.closeListens?.();
+      return endpoint.close();
+    },
+  });
 }

@@ -177,6 +177,7 @@ export function buildMcpServer(p: Profile, era: Era = 'legacy', o: { fixtures?: 
   registerViews(server, p);
   registerPrompts(server, p, o.fixtures ? FIXTURE_PROMPTS : []);
   if (o.fixtures) registerFixtures(server, era);
-  if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false } });
+  // 2026-07-28: the tasks extension is honoured (update_tasks' long calls, tasks/get, tasks/cancel; tools/tasks-bulk.ts).
+  if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
   return server;
 }

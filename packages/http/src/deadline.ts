@@ -1,6 +1,9 @@
 import type { RequestHandler, Response } from 'express';
 import { RETRY_AFTER_UNAVAILABLE_S } from '@tt/domain';
 import { withDeadline } from '@tt/store';
+
+// Work an answer starts but does not wait for (a background run) leaves the request's deadline with this.
+export { withoutDeadline } from '@tt/store';
 import { OUTCOME_UNKNOWN_MESSAGE, UNAVAILABLE_MESSAGE } from './errors.js';
 
 /** REQUEST_DEADLINE_MS's default: a request's database work is abandoned after this long and it answers 503. */

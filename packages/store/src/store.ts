@@ -14,6 +14,7 @@ import { outboxRepo } from './repos/outbox.js';
 import { webhookRepo } from './repos/webhooks.js';
 import { versionRepo } from './repos/versions.js';
 import { idempotencyRepo } from './repos/idempotency.js';
+import { bulkRunRepo } from './repos/bulk-runs.js';
 import { oauthRepo } from './repos/oauth.js';
 import { taskKeyRepo } from './repos/task-keys.js';
 import { activityRepo, auditRepo } from './repos/activity.js';
@@ -38,6 +39,7 @@ function repos(db: Knex): Omit<Repos, 'changes'> {
     notifications: notificationRepo(db),
     automations: automationRepo(db),
     idempotency: idempotencyRepo(db),
+    bulkRuns: bulkRunRepo(db),
     versions: versionRepo(db),
     outbox: outboxRepo(db),
     webhooks: webhookRepo(db),

@@ -6,6 +6,7 @@ import { rpcIdOf, sendRpcError } from '../edge/host-guard.js';
 import type { ToolContext } from '../tool.js';
 import { type Stream, StreamRegistry } from './streams.js';
 import { visibleUri } from './watch.js';
+import { taskListens } from './tasks.js';
 
 /**
  * Live subscriptions (2026-07-28 `subscriptions/listen` with `resourceSubscriptions: ["task://KEY", "doc://ID"]`).
@@ -32,6 +33,7 @@ export function liveSubscriptions(o: SubscriptionOptions) {
   const registry = new StreamRegistry();
   let unsubscribe: (() => void) | undefined;
   const log = o.logger.child({ component: 'subscriptions' });
+  const taskStreams = taskListens({ deps: o.deps, perStream });
   const follow = () => {
     unsubscribe ??= o.changes.subscribe((c) => void onChange(c).catch((err: Error) => log.warn({ err: err.message }, 'change delivery failed')));
   };
@@ -39,6 +41,7 @@ export function liveSubscriptions(o: SubscriptionOptions) {
   /** A change of a watched resource: streams in its workspace that still see it hear it; the others end. */
   async function onChange(c: Change): Promise<void> {
     if (c.kind === 'access') return recheck(c);
+    if (c.kind === 'run') return taskStreams.changed(c.workspaceId, c.id);
     const uri = changeUri(c)!;
     const streams = registry.watching(uri).filter((s) => s.actor.workspace.id === c.workspaceId);
     if (!streams.length) return;
@@ -79,7 +82,19 @@ export function liveSubscriptions(o: SubscriptionOptions) {
 
   async function beforeListen(req: Request, res: Response, ctx: ToolContext) {
     const id = rpcIdOf(req.body);
-    const wanted = (req.body as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications?.resourceSubscriptions;
+    const filter = (req.body as { params?: { notifications?: { resourceSubscriptions?: unknown; taskIds?: unknown } } }).params?.notifications;
+    // Tasks (the tasks extension) are followed on a stream of their own, which this module serves (subscriptions/tasks.ts).
+    if (filter?.taskIds !== undefined) {
+      if (o.drain?.draining) {
+        return sendRpcError(res, 503, 'This server is shutting down: send subscriptions/listen again (another replica answers)', -32603, id);
+      }
+      if (Object.keys(filter).some((k) => k !== 'taskIds')) {
+        return sendRpcError(res, 200, 'Invalid params: notifications: listen to taskIds on a stream of their own', -32602, id);
+      }
+      follow();
+      return void (await taskStreams.serve(req, res, ctx.actor, filter.taskIds));
+    }
+    const wanted = filter?.resourceSubscriptions;
     // A listen the SDK will refuse (no filter, a malformed one) goes on to get the SDK's answer.
     if (wanted !== undefined && (!Array.isArray(wanted) || wanted.some((u) => typeof u !== 'string'))) return undefined;
     const uris = [...new Set((wanted ?? []) as string[])];
@@ -113,6 +128,8 @@ export function liveSubscriptions(o: SubscriptionOptions) {
     maxSubscriptions: o.perProcess ?? 2000,
     beforeListen,
     registry,
+    /** Ends the task streams, which this module serves itself (the SDK ends the others). */
+    closeListens: () => taskStreams.closeAll(),
     /** Stops following the feed (the streams themselves end with the gateway's drain). */
     close() {
       unsubscribe?.();

@@ -9,6 +9,8 @@
 export type Change =
   | { kind: 'task'; workspaceId: string; id: string; key: string }
   | { kind: 'doc'; workspaceId: string; id: string }
+  /** A bulk run (an MCP task of update_tasks) changed state: its listeners read it again. */
+  | { kind: 'run'; workspaceId: string; id: string }
   | { kind: 'access'; keyId?: string | undefined; grantId?: string | undefined; userId?: string | undefined };
 
 /** The repository side: notes made in a transaction go out after its commit (at once outside a transaction). */

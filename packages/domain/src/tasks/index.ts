@@ -10,6 +10,7 @@ export * from './create.js';
 export * from './read.js';
 export * from './change.js';
 export * from './bulk.js';
+export * from './bulk-runs.js';
 export * from './admin.js';
 export { assertActive, presentFullTask } from './checks.js';
 export * from './complete.js';

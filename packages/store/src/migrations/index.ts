@@ -21,6 +21,7 @@ import * as ginPendingPages from './019-gin-pending-pages.js';
 import * as assigneeCounts from './020-assignee-counts.js';
 import * as activeDue from './021-active-due.js';
 import * as activityMeeting from './022-activity-meeting.js';
+import * as bulkRuns from './023-bulk-runs.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '020-assignee-counts': assigneeCounts,
   '021-active-due': activeDue,
   '022-activity-meeting': activityMeeting,
+  '023-bulk-runs': bulkRuns,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
