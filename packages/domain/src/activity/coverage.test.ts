@@ -25,6 +25,7 @@ const RECORDED: Record<string, string> = {
   'docs.updateTaskWithDocs': 'task.updated, with docIds and doc.updated per page linked or unlinked',
   'tasks.bulkUpdateTasks': 'task.updated / task.moved per item applied, as updateTask and moveTask',
   'tasks.applyTaskItems': 'task.updated / task.moved per item applied (bulkUpdateTasks, a slice at a time)',
+  'tasks.runBulk': 'task.updated / task.moved per item applied (applyTaskItems, a batch at a time, as an MCP task)',
 };
 
 /**
@@ -39,6 +40,7 @@ const NOT_RECORDED: Record<string, string> = {
   'notifications.markRead': 'personal inbox state', 'notifications.deliverAssigned': 'plumbing', 'notifications.deliverComment': 'plumbing', 'webhooks.deliver': 'plumbing', 'webhooks.redeliver': 'plumbing',
   'oauth.approve': 'issues a one-use code; the grant is recorded when exchanged', 'oauth.refresh': 'token rotation of a recorded grant',
   'oauth.pruneGrants': 'housekeeping', 'activity.pruneActivity': 'housekeeping',
+  'tasks.startBulkRun': 'stores a bulk run; its items are recorded as they apply (runBulk)',
   'tasks.moveEntry': 'builds the task.moved entry a change writes (not a write itself)', 'tasks.bulkPoints': 'counts a bulk call\'s rate-limit points',
 };
 
