@@ -203,7 +203,7 @@ describe.skipIf(!PG || !REDIS)('the platform end to end (api x2, mcp, worker)', 
   it("an agent's MCP session does the same work as the key's user", async () => {
     const agent = await mcp(bob.token);
     const names = (await agent.listTools()).tools.map((t) => t.name);
-    expect(names).toHaveLength(20);
+    expect(names).toHaveLength(21);
     expect(names).toContain('list_activity');
     const mine = await tool(agent, 'search_tasks');
     expect(mine.text).toContain(`${taskKey}`);
