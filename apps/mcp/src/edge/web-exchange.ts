@@ -31,12 +31,12 @@ export async function serveWebExchange(
     if (!res.headersSent && !res.destroyed) sendRpcError(res, 500, 'Internal server error', -32603, rpcIdOf(body));
     return;
   }
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
   if (res.destroyed) {
     await response.body?.cancel().catch(() => undefined);
     return;
   }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();
