@@ -80,14 +80,16 @@ export function liveSubscriptions(o: SubscriptionOptions) {
     ? oauth.authenticateAccess({ authorization: s.authorization, ip: s.ip }, o.deps)
     : keys.authenticate({ authorization: s.authorization, ip: s.ip, surface: 'mcp' }, o.deps));
 
+  /** A listen refused while this process drains: the client opens it again on another replica. */
+  const shuttingDown = (res: Response, id: ReturnType<typeof rpcIdOf>) =>
+    sendRpcError(res, 503, 'This server is shutting down: send subscriptions/listen again (another replica answers)', -32603, id);
+
   async function beforeListen(req: Request, res: Response, ctx: ToolContext) {
     const id = rpcIdOf(req.body);
     const filter = (req.body as { params?: { notifications?: { resourceSubscriptions?: unknown; taskIds?: unknown } } }).params?.notifications;
     // Tasks (the tasks extension) are followed on a stream of their own, which this module serves (subscriptions/tasks.ts).
     if (filter?.taskIds !== undefined) {
-      if (o.drain?.draining) {
-        return sendRpcError(res, 503, 'This server is shutting down: send subscriptions/listen again (another replica answers)', -32603, id);
-      }
+      if (o.drain?.draining) return shuttingDown(res, id);
       if (Object.keys(filter).some((k) => k !== 'taskIds')) {
         return sendRpcError(res, 200, 'Invalid params: notifications: listen to taskIds on a stream of their own', -32602, id);
       }
@@ -98,9 +100,7 @@ export function liveSubscriptions(o: SubscriptionOptions) {
     // A listen the SDK will refuse (no filter, a malformed one) goes on to get the SDK's answer.
     if (wanted !== undefined && (!Array.isArray(wanted) || wanted.some((u) => typeof u !== 'string'))) return undefined;
     const uris = [...new Set((wanted ?? []) as string[])];
-    if (o.drain?.draining) {
-      return sendRpcError(res, 503, 'This server is shutting down: send subscriptions/listen again (another replica answers)', -32603, id);
-    }
+    if (o.drain?.draining) return shuttingDown(res, id);
     if (uris.length > perStream) {
       return sendRpcError(res, 200, `Invalid params: resourceSubscriptions: at most ${perStream} resources per stream, not ${uris.length}`, -32602, id);
     }
