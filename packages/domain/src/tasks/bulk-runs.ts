@@ -67,7 +67,8 @@ declare module '../shared/store.js' {
 /** A run that is missing, expired or another key's: all answer alike, so nothing tells one from the other. */
 const unknownRun = (id: string) => notFound(`task ${id}`);
 
-const appliedKeys = (results: BulkTaskResult[]) => [...new Set(results.filter((r) => r.status === 200).map((r) => r.task))];
+/** The keys of the tasks a run applied so far, as its status message names them. */
+const applied = (results: BulkTaskResult[]) => [...new Set(results.filter((r) => r.status === 200).map((r) => r.task))].join(', ') || 'none';
 
 const progress = (run: Pick<BulkRunRecord, 'results' | 'items'>) => `${run.results.length} of ${run.items.length} items done`;
 
@@ -93,8 +94,7 @@ function ended(run: BulkRunRecord, status: BulkRunStatus, statusMessage: string,
 /** A working run whose lease lapsed (its replica stopped): failed, with what it applied. Null when it is alive or ended. */
 function lapsed(run: BulkRunRecord, now: number): BulkRunRecord | null {
   if (run.status !== 'working' || (run.leaseUntil ?? 0) > now) return null;
-  const keys = appliedKeys(run.results);
-  return ended(run, 'failed', `Stopped: the server running it went away after ${progress(run)}; applied: ${keys.join(', ') || 'none'}`, now);
+  return ended(run, 'failed', `Stopped: the server running it went away after ${progress(run)}; applied: ${applied(run.results)}`, now);
 }
 
 /**
@@ -134,7 +134,7 @@ export async function runBulk(
       const run = await store.bulkRuns.lock(runId);
       if (!run || run.status !== 'working') return undefined;
       const why = e instanceof DomainError ? e.message : 'an internal error (it was logged)';
-      const saved = ended(run, 'failed', `Stopped after ${progress(run)}: ${why}; applied: ${appliedKeys(run.results).join(', ') || 'none'}`, deps.now());
+      const saved = ended(run, 'failed', `Stopped after ${progress(run)}: ${why}; applied: ${applied(run.results)}`, deps.now());
       await saveRun(store, saved);
       return saved;
     });
@@ -171,8 +171,7 @@ export async function cancelBulkRun(actor: Actor, runId: string, deps: Deps): Pr
     const run = await store.bulkRuns.lock(runId);
     if (!run) throw unknownRun(runId);
     if (run.status !== 'working') return run;
-    const keys = appliedKeys(run.results);
-    const saved = ended(run, 'cancelled', `Cancelled after ${progress(run)}; applied: ${keys.join(', ') || 'none'}`, deps.now());
+    const saved = ended(run, 'cancelled', `Cancelled after ${progress(run)}; applied: ${applied(run.results)}`, deps.now());
     await saveRun(store, saved);
     return saved;
   });
