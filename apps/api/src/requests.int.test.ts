@@ -101,8 +101,9 @@ describe('prepared', () => {
       }
     });
 
-    it('PATCH /tasks/{key}: the task is read before the change, and the change answers with its full form in the same statement', async () => {
-      const t = (await h.call(ws.token, 'GET', `/tasks?projectId=${project.id}&limit=1`)).body.data[0];
+    it('PATCH /tasks/{key}: a task this process has not read is read before the change; one it has is changed at once, the change answering with its full form', async () => {
+      // A create does not keep its task: the first PATCH reads it.
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'named patch', projectId: project.id })).body.data;
       const s = await sent(h.runtime.db, () => h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'renamed once', priority: 'high' }));
       // The read before joins the task's column; the change is a CTE whose row the full form's read (details too) uses.
       const touching = s.filter((x) => /"tasks"/.test(x.sql) && !/^insert into "activity"/.test(x.sql));
@@ -112,6 +113,13 @@ describe('prepared', () => {
       expect(Boolean(touching[1]!.name), show(s)).toBe(prepared);
       // No webhook subscription in the workspace (the key's read said so) and no job: no lookup, and no relay pass.
       expect(s.filter((x) => /from "webhooks"/.test(x.sql)), show(s)).toHaveLength(0);
+      // The change left the task in this process's memory: the next PATCH is the key and the change, which also checks
+      // that the board's members are those the plan saw; both named.
+      const again = await sent(h.runtime.db, () => h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'renamed twice', priority: 'low' }));
+      expect(again, show(again)).toHaveLength(2);
+      expect(again[0]!.sql, show(again)).toMatch(/from "api_keys"/);
+      expect(again[1]!.sql, show(again)).toMatch(/^with "changed" as \(update "tasks" set .*"version" = \$\d+ and \(select b\.member_ids from boards b/s);
+      for (const x of again) expect(Boolean(x.name), show(again)).toBe(prepared);
     });
 
     it('POST /tasks on a board: the key, the placement and the insert, all named; then the key and the checked insert', async () => {
@@ -288,6 +296,60 @@ describe('round-trips', () => {
       } finally {
         relay.notify = notify;
       }
+    });
+
+    it('a PATCH of a task this process has is two statements: the key and the guarded change', async () => {
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'patched twice', projectId: project.id })).body.data;
+      await h.call(ws.token, 'GET', `/tasks/${t.key}`);
+      await h.runtime.jobs.drain();
+      let res: any;
+      const sql = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'patched thrice', priority: 'low' });
+      });
+      expect(res.status).toBe(200);
+      expect(sql, sql.join('\n')).toHaveLength(2);
+      expect(sql[1], sql.join('\n')).toMatch(/^with "changed" as \(update "tasks" set .*insert into activity/s);
+    });
+
+    it('a move to the top of another column is two statements once the task and its board are known, four before', async () => {
+      const [todo, doing] = project.boards[0].statuses;
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'moved', projectId: project.id })).body.data;
+      await h.runtime.jobs.drain();
+      let res: any;
+      // Not known yet: the key, the task, the board (with its columns and stamp), the change.
+      const first = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', `/tasks/${t.key}/move`, { statusId: doing.id });
+      });
+      expect(res.status).toBe(201);
+      expect(first.length, first.join('\n')).toBeLessThanOrEqual(4);
+      // Known: the key and the change, which finds the rank and checks the version and the board's stamp.
+      const again = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', `/tasks/${t.key}/move`, { statusId: todo.id });
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.data).toMatchObject({ statusId: todo.id, position: 0 });
+      expect(again, again.join('\n')).toHaveLength(2);
+      expect(again[1], again.join('\n')).toMatch(/^with "changed" as \(update "tasks" set .*md5\(json_build_array/s);
+      const entries = (await h.call(ws.token, 'GET', `/tasks/${t.key}/activity`)).body.data;
+      expect(entries.find((e: any) => e.action === 'task.moved').changes).toEqual([{ field: 'status', from: { id: doing.id, name: doing.name }, to: { id: todo.id, name: todo.name } }]);
+    });
+
+    it('a comment is two statements once the task is known: the key, then the comment with the task, its job and its entry', async () => {
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'commented', projectId: project.id })).body.data;
+      const etag = (await h.call(ws.token, 'GET', `/tasks/${t.key}`)).headers.get('etag')!;
+      await h.runtime.jobs.drain();
+      let res: any;
+      const sql = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', `/tasks/${t.key}/comments`, { text: 'a word' });
+      });
+      expect(res.status).toBe(201);
+      const appended = sql.findIndex((q) => /insert into comments/.test(q));
+      // (What follows it is the in-process worker delivering the comment's notification.)
+      expect(sql.slice(0, appended + 1), sql.join('\n')).toHaveLength(2);
+      const got = (await h.call(ws.token, 'GET', `/tasks/${t.key}`));
+      expect(got.body.data.updatedAt).toBe(res.body.data.createdAt);
+      // The task's version moved with the comment (its updatedAt changed).
+      expect(Number(JSON.parse(got.headers.get('etag')!))).toBe(Number(JSON.parse(etag)) + 1);
     });
 
     it('a revoked key fails on the next request: nothing serves it from a cache', async () => {

@@ -1,12 +1,12 @@
-import { type Deps, job, type OutboxJob, rejected, type Repos, richText } from '../shared/index.js';
-import { type Actor, requireScope } from '../keys/index.js';
-import { checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
+import { type Deps, DomainError, job, missingRef, type OutboxJob, rejected, type Repos, richText } from '../shared/index.js';
+import { type Actor, canSeeBoard, requireScope } from '../keys/index.js';
+import { checkVersion, PreconditionFailed, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
 import {
   assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
   written,
 } from './checks.js';
 import { changeEntry, moveEntry, taskChangeEvents, taskEvent } from './events.js';
-import { visibleTask } from './lookup.js';
+import { seen, taskRef, visibleTask } from './lookup.js';
 import { presentTask } from './present.js';
 import type { TaskPatch, TaskRecord } from './ports.js';
 import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
@@ -42,13 +42,18 @@ export async function changeTask(
 ): Promise<{ answer: Versioned<Task>; record: TaskRecord }> {
   requireScope(actor, 'tasks:write');
   // An edit of the task's own fields, in a workspace without webhook subscriptions, is one statement that commits
-  // alone, guarded by the version it was planned on; a task changed meanwhile is read and planned again. Inside the
-  // caller's transaction a move and webhook events may join it (a new parent still bumps the parents' versions below).
+  // alone, guarded by the version it was planned on (which is also how If-Match is checked); a task changed meanwhile
+  // is read and planned again. Inside the caller's transaction a move and webhook events may join it (a new parent
+  // still bumps the parents' versions below).
+  //
+  // The first plan is made on the task as this process last read or changed it, when it has it: the change then also
+  // checks that the task's board still has the members the plan saw, and writes nothing if not (or if the version
+  // moved). Such a plan gives no refusal of its own: whatever it would refuse is planned again on a fresh read.
   const own = input.boardId === undefined && input.statusId === undefined && actor.webhooks === false;
-  const alone = input.parentId === undefined && opts?.ifMatch === undefined && (own || ctx.inTransaction === true);
+  const alone = input.parentId === undefined && (own || ctx.inTransaction === true);
   const { known } = ctx;
   for (let tries = 0; alone && tries < 3; tries++) {
-    const done = await editAlone(actor, tries === 0 && known ? known : ref, input, deps, ctx);
+    const done = await editAlone(actor, tries === 0 && known ? known : ref, input, deps, ctx, opts, tries === 0);
     if (done) return done;
   }
   const result = await deps.store.transaction(async (repos) => {
@@ -73,28 +78,42 @@ export async function changeTask(
 }
 
 /**
- * The edit as one statement: the task read (outside any transaction; or handed over as read), the change planned on
- * it, then the change with its new labels, its jobs and its activity entry, guarded by the version read. Undefined when
- * the task changed meanwhile: nothing was written.
+ * The edit as one statement: the task read (outside any transaction; or handed over as read; or, with `kept`, as this
+ * process last had it), the change planned on it, then the change with its new labels, its jobs and its activity
+ * entry, guarded by the version read (and a kept task's board members). Undefined when the task changed meanwhile, or
+ * when a plan on a kept task would refuse: nothing was written.
  */
 async function editAlone(
-  actor: Actor, ref: string | TaskRecord, input: UpdateTaskInput, deps: Deps, ctx: ChangeContext,
+  actor: Actor, ref: string | TaskRecord, input: UpdateTaskInput, deps: Deps, ctx: ChangeContext, opts: WriteOptions | undefined,
+  kept: boolean,
 ): Promise<{ answer: Versioned<Task>; record: TaskRecord } | undefined> {
-  const task = typeof ref === 'string' ? await visibleTask(actor, ref, deps.store) : ref;
-  assertActive(task);
-  const { patch, jobs, status } = await planChange(actor, task, input, deps.store, deps, ctx);
+  const view = typeof ref === 'string' ? await deps.store.tasks.view(actor.workspace.id, taskRef(ref), kept) : undefined;
+  const remembered = view?.kept === true;
+  let plan: Awaited<ReturnType<typeof planChange>>;
+  let task: TaskRecord;
+  try {
+    task = typeof ref === 'string' ? seen(actor, view).task : ref;
+    assertActive(task);
+    if (opts?.ifMatch !== undefined && !opts.ifMatch.includes(task.version)) throw new PreconditionFailed(`Task ${task.key}`, task.version);
+    plan = await planChange(actor, task, input, deps.store, deps, ctx);
+  } catch (err) {
+    if (remembered && err instanceof DomainError) return undefined;
+    throw err;
+  }
+  const { patch, jobs, status } = plan;
   // The entries are what the guarded change makes of this very version: the task as read with the patch's values.
   const planned = { ...task, ...patch, ...(status ? { statusName: status.name, statusCategory: status.category } : {}) };
   const entry = changeEntry(deps, actor, task, planned);
   const moved = moveEntry(deps, actor, task, planned);
-  const view = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
+  const changed = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
     version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs,
     activity: [entry, moved].filter((e) => e !== undefined),
+    ...(remembered ? { boardMemberIds: view.boardMemberIds } : {}),
   });
-  if (!view) return undefined;
-  const queued = await taskChangeEvents(deps.store, deps, actor, task, view.task, entry, moved);
+  if (!changed) return undefined;
+  const queued = await taskChangeEvents(deps.store, deps, actor, task, changed.task, entry, moved);
   if (jobs.length || queued) deps.jobs.notify();
-  return { answer: { data: presentTask(view.task, view.details), version: view.task.version }, record: view.task };
+  return { answer: { data: presentTask(changed.task, changed.details), version: changed.task.version }, record: changed.task };
 }
 
 /** Reads and checks what an update needs and makes its patch and jobs, writing nothing. */
@@ -170,6 +189,13 @@ export async function moveTaskVersioned(
   actor: Actor, ref: string, input: MoveTaskInput, deps: Deps, opts?: WriteOptions,
 ): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:write');
+  // A move to the top of another column of the task's own board (the place a move goes by default), in a workspace
+  // without webhook subscriptions, is one statement that commits alone (see moveAlone). Any other move is a transaction.
+  for (let tries = 0; actor.webhooks === false && input.position === 0 && tries < 3; tries++) {
+    const done = await moveAlone(actor, ref, input, deps, opts, tries === 0);
+    if (done === 'elsewhere') break;
+    if (done) return done;
+  }
   const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
     assertActive(task);
@@ -192,6 +218,54 @@ export async function moveTaskVersioned(
   });
   if (result.queued) deps.jobs.notify();
   return result.answer;
+}
+
+/**
+ * A move to the top of another column of the same board as one statement: the task and its board as this process last
+ * had them (`kept`; else read afresh), then the change, whose rank the statement finds (the column's first, one step
+ * up), with its activity entries, guarded by the task's version and the board's placement stamp. Undefined when either
+ * changed meanwhile, or when a plan on what memory had would refuse: nothing was written. 'elsewhere': not such a move.
+ */
+async function moveAlone(
+  actor: Actor, ref: string, input: MoveTaskInput, deps: Deps, opts: WriteOptions | undefined, kept: boolean,
+): Promise<Versioned<Task> | 'elsewhere' | undefined> {
+  const view = await deps.store.tasks.view(actor.workspace.id, taskRef(ref), kept);
+  let remembered = view?.kept === true;
+  let plan: { task: TaskRecord; status: StatusRecord; stamp: string | undefined };
+  try {
+    const task = seen(actor, view).task;
+    if (input.boardId !== undefined && input.boardId !== task.boardId) return 'elsewhere';
+    assertActive(task);
+    if (opts?.ifMatch !== undefined && !opts.ifMatch.includes(task.version)) throw new PreconditionFailed(`Task ${task.key}`, task.version);
+    const place = await deps.store.boards.placement(actor.workspace.id, task.boardId, [], kept);
+    remembered ||= place?.check !== undefined;
+    if (!place || !canSeeBoard(actor, place.board)) throw missingRef('boardId', `board ${task.boardId}`);
+    const status = await columnOf(actor, place.board, input.statusId, deps.store);
+    // A new place in the same column is a position the statement does not compute: the transaction does it.
+    if (status.id === task.statusId) return 'elsewhere';
+    plan = { task, status, stamp: place.check?.stamp };
+  } catch (err) {
+    if (remembered && err instanceof DomainError) return undefined;
+    throw err;
+  }
+  const { task, status, stamp } = plan;
+  const now = deps.now();
+  const patch: TaskPatch = {
+    boardId: task.boardId, statusId: status.id, doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now), updatedAt: now,
+  };
+  // The entries a move to another column makes do not depend on the rank: the column's id and name say it.
+  const planned = { ...task, ...patch, statusName: status.name, statusCategory: status.category };
+  const entry = changeEntry(deps, actor, task, planned);
+  const moved = moveEntry(deps, actor, task, planned);
+  const changed = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
+    version: task.version, toTop: true, activity: [entry, moved].filter((e) => e !== undefined),
+    ...(view?.kept ? { boardMemberIds: view.boardMemberIds } : {}),
+    ...(stamp !== undefined ? { placementStamp: stamp } : {}),
+  });
+  if (!changed) return undefined;
+  const queued = await taskChangeEvents(deps.store, deps, actor, task, changed.task, entry, moved);
+  if (queued) deps.jobs.notify();
+  return { data: presentTask(changed.task, changed.details), version: changed.task.version };
 }
 
 export const moveTask = withoutVersion(moveTaskVersioned);

@@ -146,8 +146,14 @@ export interface TaskRepos {
     ): Promise<{ task: TaskRecord; position: number } | undefined>;
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;
-    /** A task by id or key with its board's members, in one query. */
-    view(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskView | undefined>;
+    /**
+     * A task by id or key with its board's members, in one query.
+     *
+     * `kept`: the task as this process last read or changed it may answer, with no query, outside a transaction; such
+     * an answer says `kept: true`. Nothing in it is trusted: a change planned on it passes its version and its board's
+     * members to `updateView`, which writes only if both still hold. A refusal is never given on it either.
+     */
+    view(workspaceId: string, ref: { id?: string; key?: string }, kept?: boolean): Promise<(TaskView & { kept?: true }) | undefined>;
     /** A task by id or key (workspaceId null: by id in any workspace) with its board's members and details, in one query. */
     /** Tasks by ids and keys (keys as taskRef gives them) with their boards' members, in one query on the indexes. */
     views(workspaceId: string, refs: { ids: string[]; keys: string[] }): Promise<TaskView[]>;
@@ -159,11 +165,17 @@ export interface TaskRepos {
     /**
      * Changes a task and answers with it as the change left it, with its board's members and details (as `fullView`),
      * in one statement; undefined when no task has that id, or (with `also.version`) when its version is no longer
-     * that one, and then nothing is written. `also`'s labels, jobs and activity entry go in with the change.
+     * that one, or (with `also.boardMemberIds`) when its board's members are no longer those, or (with
+     * `also.placementStamp`) when its board no longer gives that placement stamp, and then nothing is written. `also`'s
+     * labels, jobs and activity entry go in with the change. `also.toTop`: the task goes to the top of the column the
+     * patch names (its rank is found in the statement; the patch gives none).
      */
     updateView(
       id: string, patch: TaskPatch, viewerId: string | null,
-      also?: { version?: number; labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[] },
+      also?: {
+        version?: number; boardMemberIds?: string[] | null; placementStamp?: string; toTop?: boolean;
+        labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[];
+      },
     ): Promise<TaskFullView | undefined>;
     delete(id: string): Promise<void>;
     /**

@@ -145,6 +145,88 @@ describe('tasks', () => {
       const keys = (await h.call(ws.token, 'GET', `/tasks?projectId=${p.id}&limit=100`)).body.data.map((t: any) => t.key);
       expect(keys.map((k: string) => Number(k.split('-')[1])).sort((x: number, y: number) => x - y)).toEqual(keys.map((_: string, i: number) => i + 1));
     });
+    it('a PATCH planned on the task as the process last had it commits only on what still holds, else is planned afresh', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Kept patch', key: 'KPP', template: 'scrum' })).body.data;
+      const b = p.boards[0];
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'kept', boardId: b.id })).body.data;
+      const row = () => h.runtime.db('tasks').where({ id: t.id }).first();
+      const entries = async () => (await h.call(ws.token, 'GET', `/tasks/${t.key}/activity`)).body.data;
+      // Read once: the process keeps it. Then changed behind that memory, as another replica would.
+      expect((await h.call(ws.token, 'GET', `/tasks/${t.key}`)).status).toBe(200);
+      await h.runtime.db('tasks').where({ id: t.id }).update({ title: 'elsewhere', version: h.runtime.db.raw('version + 1') });
+      const renamed = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'mine' });
+      expect(renamed.status).toBe(200);
+      // The entry says what the change did to the task as it was, not as memory had it.
+      expect((await entries())[0]).toMatchObject({ action: 'task.updated', changes: [{ field: 'title', from: 'elsewhere', to: 'mine' }] });
+      expect(renamed.headers.get('etag')).toBe(`"${(await row()).version}"`);
+
+      // If-Match: a version memory holds but the task has left is refused with the current one, and nothing is written.
+      const seen = Number(JSON.parse(renamed.headers.get('etag')!));
+      await h.runtime.db('tasks').where({ id: t.id }).update({ version: h.runtime.db.raw('version + 1') });
+      const stale = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'lost update' }, { 'if-match': `"${seen}"` });
+      expect(stale.status).toBe(412);
+      expect(stale.body.error.message).toContain(`version ${seen + 1}`);
+      expect((await row()).title).toBe('mine');
+      const current = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { priority: 'high' }, { 'if-match': `"${seen + 1}"` });
+      expect(current.status).toBe(200);
+      expect(current.body.data).toMatchObject({ title: 'mine', priority: 'high' });
+
+      // The board closed to a member since the member's key last read the task: 404, and nothing is written.
+      const member = await ws.user();
+      const mk = await ws.key(member.id);
+      const [logged] = [(await entries()).length + 1, await h.call(mk.token, 'PATCH', `/tasks/${t.key}`, { priority: 'low' })];
+      const before = await row();
+      // (Nothing reads the task between the change of access and the PATCH: a read would refresh the memory.)
+      expect((await h.op('PUT', `/boards/${b.id}/access`, { memberIds: [ws.adminUser.id] })).status).toBe(200);
+      const closed = await h.call(mk.token, 'PATCH', `/tasks/${t.key}`, { title: 'behind a closed board' });
+      expect(closed.status).toBe(404);
+      expect(await row()).toEqual(before);
+      expect((await entries()).length).toBe(logged);
+
+      // Archived and deleted behind memory: the fresh read gives the answer.
+      expect((await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { priority: 'medium' })).status).toBe(200);
+      await h.runtime.db('tasks').where({ id: t.id }).update({ archived_at: Date.now(), version: h.runtime.db.raw('version + 1') });
+      expect((await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { priority: 'high' })).body.error.code).toBe('archived');
+      await h.runtime.db('tasks').where({ id: t.id }).delete();
+      expect((await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { priority: 'high' })).status).toBe(404);
+    });
+    it('a move planned on the task and board as the process last had them commits only on what still holds, else is planned afresh', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Kept move', key: 'KPM', template: 'scrum' })).body.data;
+      const b = p.boards[0];
+      const [todo, doing] = b.statuses;
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'kept move', boardId: b.id })).body.data;
+      const row = () => h.runtime.db('tasks').where({ id: t.id }).first();
+      const moves = async () => (await h.call(ws.token, 'GET', `/tasks/${t.key}/activity`)).body.data.filter((e: any) => e.action === 'task.moved');
+      expect((await h.call(ws.token, 'POST', `/tasks/${t.key}/move`, { statusId: doing.id })).status).toBe(201);
+      // A column renamed behind the memory of the board: the entry names the column as it is now.
+      await h.runtime.db('statuses').where({ id: todo.id }).update({ name: 'Icebox' });
+      const back = await h.call(ws.token, 'POST', `/tasks/${t.key}/move`, { statusId: todo.id });
+      expect(back.status).toBe(201);
+      expect(back.body.data).toMatchObject({ statusId: todo.id, status: { name: 'Icebox' }, position: 0 });
+      // (As stored: a read of the log shows columns as they are now.)
+      const stored = await h.runtime.db('activity').where({ task_id: t.id, action: 'task.moved' }).orderBy('id', 'desc').first();
+      expect(typeof stored.changes === 'string' ? JSON.parse(stored.changes) : stored.changes).toEqual([
+        { field: 'status', from: { id: doing.id, name: doing.name }, to: { id: todo.id, name: 'Icebox' } },
+      ]);
+
+      // To the top: above the column's first task, which stays where it was.
+      const other = (await h.call(ws.token, 'POST', '/tasks', { title: 'first in doing', boardId: b.id, statusId: doing.id })).body.data;
+      const moved = await h.call(ws.token, 'POST', `/tasks/${t.key}/move`, { statusId: doing.id });
+      expect(moved.body.data.position).toBe(0);
+      expect((await h.call(ws.token, 'GET', `/tasks/${other.key}`)).body.data.position).toBe(1);
+
+      // The board closed to a member since the member last moved the task: 404, and nothing is written.
+      const member = await ws.user();
+      const mk = await ws.key(member.id);
+      expect((await h.call(mk.token, 'POST', `/tasks/${t.key}/move`, { statusId: todo.id })).status).toBe(201);
+      const logged = (await moves()).length;
+      const before = await row();
+      expect((await h.op('PUT', `/boards/${b.id}/access`, { memberIds: [ws.adminUser.id] })).status).toBe(200);
+      expect((await h.call(mk.token, 'POST', `/tasks/${t.key}/move`, { statusId: doing.id })).status).toBe(404);
+      expect(await row()).toEqual(before);
+      expect((await moves()).length).toBe(logged);
+    });
+
   });
 
   describe('reading, filtering and paging', () => {

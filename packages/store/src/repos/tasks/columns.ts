@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { RANK_STEP } from '@tt/domain';
 import type { ActivityRecord, AttachmentRecord, CommentRecord, OutboxJob, TaskDetails, TaskRecord, TaskSummaryRecord, TimeLogRecord } from '@tt/domain';
 import { columnMap } from '../../columns.js';
 import { bind, compiled, marker, type Slot, slotsOf, statementFamily } from '../../compiled.js';
@@ -6,6 +7,7 @@ import { dayOrNull, num, numOrNull } from '../../util.js';
 import { activityRow } from '../activity.js';
 import { outboxInsert, outboxValues } from '../outbox.js';
 import { labelsInsert } from '../people.js';
+import { placementStamp } from '../projects.js';
 
 type Row = Record<string, any>;
 
@@ -154,6 +156,12 @@ const UPDATE_SHAPES = new Map<string, { sql: string; slots: Slot[] }>();
 export interface TaskChangeAlso {
   /** Change the task only if its version is still this one (else no row, nothing written). */
   version?: number | undefined;
+  /** Change the task only if its board's members are still these (null: an open board), as a plan on a kept task read them. */
+  boardMemberIds?: string[] | null | undefined;
+  /** Change the task only if its board still gives this placement stamp (see placementStamp), as a plan on a kept board read it. */
+  placementStamp?: string | undefined;
+  /** The task goes to the top of the column `data.status_id` names: its rank is found in the statement (the rank index's first). */
+  toTop?: boolean | undefined;
   /** Labels of the workspace the change names (added when new). */
   labels?: { workspaceId: string; names: string[] } | undefined;
   jobs?: OutboxJob[] | undefined;
@@ -175,15 +183,21 @@ export async function updateTaskView(
   const entries = (also.activity ?? []).map(activityRow);
   const entryColumns = entries.map((e) => Object.keys(e).sort());
   const guarded = also.version !== undefined;
+  const members = also.boardMemberIds !== undefined;
+  const stamped = also.placementStamp !== undefined;
+  const toTop = also.toTop === true;
+  if (toTop && (data.status_id === undefined || data.rank !== undefined)) throw new Error('updateTaskView: toTop needs a column and no rank');
   const labels = also.labels !== undefined && also.labels.names.length > 0;
   const jobs = (also.jobs?.length ?? 0) > 0;
   // The values in the order of the markers below.
   const values: unknown[] = [...columns.map((c) => data[c]), id, viewerId];
   if (guarded) values.push(also.version);
+  if (members) values.push(also.boardMemberIds);
+  if (stamped) values.push(also.placementStamp);
   if (labels) values.push(also.labels!.workspaceId, also.labels!.names);
   if (jobs) values.push(...outboxValues(also.jobs!));
   entries.forEach((e, i) => values.push(...entryColumns[i]!.map((c) => e[c])));
-  const shapeKey = `${columns.join(',')}|${guarded}|${labels}|${jobs}|${entryColumns.map((c) => c.join(',')).join('|')}`;
+  const shapeKey = `${columns.join(',')}|${guarded}|${members}|${stamped}|${toTop}|${labels}|${jobs}|${entryColumns.map((c) => c.join(',')).join('|')}`;
   let shape = UPDATE_SHAPES.get(shapeKey);
   if (!shape) {
     let next = 0;
@@ -192,8 +206,27 @@ export async function updateTaskView(
     const where: Row = { id: m() };
     const viewer = m();
     if (guarded) where.version = m();
+    const board = members ? m() : undefined;
+    const stamp = stamped ? m() : undefined;
+    // The top of the new column: one step above its first task (the task itself left out), 0 in an empty column, as
+    // rankBetween(null, first) gives it. A rank above the first never runs out of room, so no renumbering is needed.
+    if (toTop) {
+      set.rank = db.raw(
+        `coalesce((select f.rank - ? from tasks f where f.status_id = ? and f.archived_at is null and f.id <> ? order by f.rank, f.id limit 1), 0)`,
+        [RANK_STEP, set.status_id, where.id],
+      );
+    }
     // Each write below runs only when the change did (the guard held): it reads the changed row.
-    const q = db.with('changed', (w) => w.from('tasks').where(where).update({ ...set, version: db.raw('version + 1') }).returning('*'));
+    const q = db.with('changed', (w) => {
+      w.from('tasks').where(where);
+      // The board's members as the plan read them: who may see the task has not changed since (one primary-key probe).
+      if (board !== undefined) w.whereRaw('(select b.member_ids from boards b where b.id = tasks.board_id) is not distinct from ?::text[]', [board]);
+      // The board, its columns, its project and its rules as the plan read them.
+      if (stamp !== undefined) {
+        w.whereRaw(`(select ${placementStamp('b', 'p')} from boards b join projects p on p.id = b.project_id where b.id = tasks.board_id) = ?`, [stamp]);
+      }
+      w.update({ ...set, version: db.raw('version + 1') }).returning('*');
+    });
     if (labels) {
       const [workspace, names] = [m(), m()];
       q.with('labels_added', db.raw(labelsInsert('changed'), [workspace, names]));

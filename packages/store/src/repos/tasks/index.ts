@@ -7,6 +7,7 @@ import { outboxInsert, outboxValues } from '../outbox.js';
 import { placementStamp } from '../projects.js';
 import { newId } from '../../util.js';
 import { ATTACHMENT, TASK, TASK_SELECT, updateTaskView, viewTask } from './columns.js';
+import { keepTask, keptTask } from './kept.js';
 import { listTasks } from './list.js';
 
 export { taskListQueries } from './list.js';
@@ -73,9 +74,13 @@ export function taskRepo(db: Knex): Repos['tasks'] {
     async getAny(id) {
       return (await viewTask(db, null, { id }, null))?.task;
     },
-    async view(workspaceId, ref) {
+    async view(workspaceId, ref, kept = false) {
+      const known = kept ? keptTask(db, workspaceId, ref) : undefined;
+      if (known) return { ...known, kept: true };
       const v = await viewTask(db, workspaceId, ref, null);
-      return v && { task: v.task, boardMemberIds: v.boardMemberIds };
+      const view = v && { task: v.task, boardMemberIds: v.boardMemberIds };
+      keepTask(db, view);
+      return view;
     },
     async views(workspaceId, { ids, keys }) {
       if (!ids.length && !keys.length) return [];
@@ -90,6 +95,7 @@ export function taskRepo(db: Knex): Repos['tasks'] {
     },
     async fullView(workspaceId, ref, viewerId) {
       const v = await viewTask(db, workspaceId, ref, { viewerId });
+      keepTask(db, v);
       return v && { task: v.task, boardMemberIds: v.boardMemberIds, details: v.details! };
     },
     async byIds(workspaceId, ids) {
@@ -105,8 +111,10 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       // Every change moves the version (the ETag), in the same statement as the change.
       if (Object.keys(data).length) await db('tasks').where({ id }).update({ ...data, version: db.raw('version + 1') });
     },
-    updateView(id, p, viewerId, also) {
-      return updateTaskView(db, id, TASK.write(p), viewerId, also);
+    async updateView(id, p, viewerId, also) {
+      const view = await updateTaskView(db, id, TASK.write(p), viewerId, also);
+      keepTask(db, view);
+      return view;
     },
     async delete(id) {
       await db('tasks').where({ id }).delete();
