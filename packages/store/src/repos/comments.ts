@@ -1,13 +1,51 @@
 import type { Knex } from 'knex';
 import type { Repos } from '@tt/domain';
+import { named } from '../compiled.js';
 import { newId, pageById } from '../util.js';
+import { activityRow } from './activity.js';
+import { outboxInsert, outboxValues } from './outbox.js';
 import { COMMENT } from './tasks/columns.js';
+
+type Row = Record<string, any>;
+
+/** The statement of `append`, by its shape (the columns of the comment and of the entry; with a members guard or not). */
+const APPENDS = new Map<string, string>();
+
+function appendStatement(commentColumns: string[], entryColumns: string[], members: boolean): string {
+  const shape = `${commentColumns.join(',')}|${entryColumns.join(',')}|${members}`;
+  let sql = APPENDS.get(shape);
+  if (!sql) {
+    const list = (cols: string[]) => cols.map((c) => `"${c}"`).join(', ');
+    const marks = (cols: string[]) => cols.map(() => '?').join(', ');
+    // Every write hangs on `changed`: the task at the version the comment was planned on (and its board's members).
+    sql = `with changed as (update tasks set updated_at = ?, version = version + 1 where id = ? and version = ?
+                            ${members ? 'and (select b.member_ids from boards b where b.id = tasks.board_id) is not distinct from ?::text[]' : ''}
+                            returning id),
+                 comment_added as (insert into comments (${list(commentColumns)}) select ${marks(commentColumns)} from changed returning *),
+                 jobs_added as (${outboxInsert('changed')}),
+                 activity_added as (insert into activity (${list(entryColumns)}) select ${marks(entryColumns)} from changed)
+            select * from comment_added`;
+    if (APPENDS.size < 16) APPENDS.set(shape, sql);
+  }
+  return sql;
+}
 
 export function commentRepo(db: Knex): Repos['comments'] {
   return {
     async insert(c) {
-      const [row] = await db('comments').insert(COMMENT.write({ ...c, id: newId('cmt') })).returning('*');
+      const [row] = await db('comments').insert(COMMENT.write({ id: newId('cmt'), ...c })).returning('*');
       return COMMENT.read(row);
+    },
+    async append(c, { task, jobs, activity }) {
+      const comment: Row = COMMENT.write(c);
+      const entry: Row = activityRow(activity);
+      const [commentColumns, entryColumns] = [Object.keys(comment), Object.keys(entry)];
+      const members = task.boardMemberIds !== undefined;
+      const [row] = await named(db, appendStatement(commentColumns, entryColumns, members), [
+        c.createdAt, task.id, task.version, ...(members ? [task.boardMemberIds] : []),
+        ...commentColumns.map((k) => comment[k]), ...outboxValues(jobs), ...entryColumns.map((k) => entry[k]),
+      ]);
+      return row ? COMMENT.read(row) : undefined;
     },
     async get(taskId, id) {
       const row = await db('comments').where({ task_id: taskId, id }).first();
