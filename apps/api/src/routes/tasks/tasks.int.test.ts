@@ -227,6 +227,26 @@ describe('tasks', () => {
       expect((await moves()).length).toBe(logged);
     });
 
+    it('a comment planned on the task as the process last had it is written only while the task and its board hold', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Kept comment', key: 'KPC', template: 'scrum' })).body.data;
+      const b = p.boards[0];
+      const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'kept comment', boardId: b.id })).body.data;
+      const comments = async () => Number((await h.runtime.db('comments').where({ task_id: t.id }).count({ n: '*' }).first())!.n);
+      const member = await ws.user();
+      const mk = await ws.key(member.id);
+      expect((await h.call(mk.token, 'POST', `/tasks/${t.key}/comments`, { text: 'first' })).status).toBe(201);
+      // Archived behind memory: 409 from the fresh read, nothing written.
+      await h.runtime.db('tasks').where({ id: t.id }).update({ archived_at: Date.now(), version: h.runtime.db.raw('version + 1') });
+      expect((await h.call(mk.token, 'POST', `/tasks/${t.key}/comments`, { text: 'on archived' })).body.error.code).toBe('archived');
+      await h.runtime.db('tasks').where({ id: t.id }).update({ archived_at: null, version: h.runtime.db.raw('version + 1') });
+      expect((await h.call(mk.token, 'POST', `/tasks/${t.key}/comments`, { text: 'restored' })).status).toBe(201);
+      // The board closed to the member behind memory: 404, and neither the comment, its entry nor its job is written.
+      const [n, before, jobs] = [await comments(), await h.runtime.db('tasks').where({ id: t.id }).first(), Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n)];
+      expect((await h.op('PUT', `/boards/${b.id}/access`, { memberIds: [ws.adminUser.id] })).status).toBe(200);
+      expect((await h.call(mk.token, 'POST', `/tasks/${t.key}/comments`, { text: 'behind a closed board' })).status).toBe(404);
+      expect([await comments(), await h.runtime.db('tasks').where({ id: t.id }).first(), Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n)]).toEqual([n, before, jobs]);
+    });
+
   });
 
   describe('reading, filtering and paging', () => {
