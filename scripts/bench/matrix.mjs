@@ -1,7 +1,8 @@
 #!/usr/bin/env -S npx tsx
 // The whole matrix against the floor (scripts/bench/floor-server.mjs), in one run per size: GET /v1/tasks/{key},
 // GET /v1/tasks with every filter and order the spec offers, MCP search_tasks (the mcp process against the floor's
-// list of the same filter), POST /v1/tasks and PATCH /v1/tasks/{key}, each scenario
+// list of the same filter), and the writes, each with its history row on both sides: POST /v1/tasks (on a board, by
+// project, with a parent), PATCH /v1/tasks/{key}, a move and a comment; each scenario
 // alternating API, floor, floor, API, with the worker on (PostgreSQL + Redis) draining what both sides queue. Prints
 // req/s, p50/p99 and the ratio API / floor per row, and the CPU each request cost (the server's Node process and the
 // worker, and this database's PostgreSQL backends) with its ratio floor / API, which the machine's other load moves
@@ -33,6 +34,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const VERBOSE = Boolean(process.env.BENCH_VERBOSE);
 const WRITE_TITLE = 'Matrix write';
+const WRITE_COMMENT = 'Matrix comment';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 process.env.BENCH_REDIS_URL ??= 'redis://127.0.0.1:6379';
@@ -129,6 +131,14 @@ async function run(size) {
     try {
       const keys = await db('tasks').where({ workspace_id: workspaceId }).whereNull('archived_at').orderByRaw('random()').limit(1000).pluck('key');
       const boards = [...new Set(columns.map((c) => c.board_id))];
+      const projects = [...new Set(columns.map((c) => c.project_id))];
+      // The tasks in the first two columns of the first board, each with the column it is in now (a move flips it).
+      const moveColumns = [columns[0].status_id, columns[1].status_id];
+      const movable = (await db('tasks').whereIn('status_id', moveColumns).whereNull('archived_at').orderBy('id').select('key', 'status_id'))
+        .map((t) => [t.key, t.status_id]);
+      const parents = await db('tasks').where({ workspace_id: workspaceId }).whereNull('archived_at').whereNull('parent_id')
+        .orderByRaw('random()').limit(200).select('id', 'board_id');
+      let m = 0;
       // A person with the most tasks, and one with none (the seed leaves some members without): "my open tasks" is
       // asked with a key of the busiest member's own, as that member would ask it.
       const load = await db.raw(
@@ -182,6 +192,33 @@ async function run(size) {
         ['PATCH /tasks/{key}', {
           method: 'PATCH',
           setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}`, body: JSON.stringify({ title: `Renamed ${++n}`, priority: n % 2 ? 'high' : 'low' }) }),
+        }],
+        // Each request moves its task to the other of two columns of one board, to the top (the spec's position 0).
+        ['POST /tasks/{key}/move', {
+          method: 'POST',
+          setupRequest: (req) => {
+            const task = movable[m++ % movable.length];
+            task[1] = task[1] === moveColumns[0] ? moveColumns[1] : moveColumns[0];
+            return { ...req, path: `/v1/tasks/${task[0]}/move`, body: JSON.stringify({ statusId: task[1] }) };
+          },
+        }],
+        ['POST /tasks/{key}/comments', {
+          method: 'POST',
+          setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}/comments`, body: JSON.stringify({ text: `${WRITE_COMMENT} ${++n}` }) }),
+        }],
+        ['POST /tasks (projectId)', {
+          method: 'POST', path: '/v1/tasks',
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ title: `${WRITE_TITLE} ${++n}`, projectId: projects[n % projects.length], assigneeIds: [userIds[1 + (n % (userIds.length - 1))]], labels: ['perf'] }),
+          }),
+        }],
+        ['POST /tasks (parentId)', {
+          method: 'POST', path: '/v1/tasks',
+          setupRequest: (req) => {
+            const parent = parents[++n % parents.length];
+            return { ...req, body: JSON.stringify({ title: `${WRITE_TITLE} ${n}`, boardId: parent.board_id, parentId: parent.id, assigneeIds: [userIds[1 + (n % (userIds.length - 1))]], labels: ['perf'] }) };
+          },
         }],
       ];
       // A scenario is one request for both sides, or `sides` (a request each) with the API side on another process.
@@ -269,6 +306,7 @@ async function run(size) {
       // Then vacuumed, as after seeding: dead rows and a stale visibility map would make the next run's reads dearer.
       if (process.env.BENCH_KEEP) {
         await db('tasks').where('title', 'like', `${WRITE_TITLE} %`).delete();
+        await db('comments').where('text', 'like', `${WRITE_COMMENT} %`).delete();
         await db.raw('vacuum analyze');
       }
     }
