@@ -67,7 +67,9 @@ describe('api /metrics', () => {
     const project = await h.call(ws.token, 'POST', '/projects', { key: 'MET', name: 'Metrics' });
     expect(project.status).toBe(201);
     const pendingBefore = sampleValue((await scrape(h)).text, 'tt_outbox_pending')!;
-    expect((await h.call(ws.token, 'POST', '/tasks', { projectId: project.body.data.id, title: 'Queued' })).status).toBe(201);
+    // Assigned to someone else: the create queues their notification (a board without rules queues no automation job).
+    const other = await ws.user();
+    expect((await h.call(ws.token, 'POST', '/tasks', { projectId: project.body.data.id, title: 'Queued', assigneeIds: [other.id] })).status).toBe(201);
     expect(sampleValue((await scrape(h)).text, 'tt_outbox_pending')).toBe(pendingBefore + 1);
   });
 });

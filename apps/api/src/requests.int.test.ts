@@ -123,7 +123,9 @@ describe('prepared', () => {
     });
 
     it('POST /tasks on a board: the key, the placement and the insert, all named; then the key and the checked insert', async () => {
-      const body = { title: 'named', boardId: project.boards[0].id, assigneeIds: [ws.adminUser.id], labels: ['a'] };
+      // A board no create has placed a task on yet (creates by project remember their board too).
+      const board = (await h.call(ws.token, 'POST', '/boards', { projectId: project.id, name: 'Named', template: 'bugs' })).body.data;
+      const body = { title: 'named', boardId: board.id, assigneeIds: [ws.adminUser.id], labels: ['a'] };
       const s = await sent(h.runtime.db, () => h.call(ws.token, 'POST', '/tasks', body));
       for (const part of [/from "api_keys"/, /from "boards"/, /insert into tasks/]) {
         const x = s.find((y) => part.test(y.sql));
@@ -219,17 +221,18 @@ describe('round-trips', () => {
       expect(byLogin.length).toBeLessThanOrEqual(4);
     });
 
-    it('POST /tasks is three statements and no transaction, two once the board is known; with a parent, the counter is taken last before the commit', async () => {
-      const first = (await h.call(ws.token, 'POST', '/tasks', { title: 'first', projectId: project.id })).body.data;
-      await h.runtime.jobs.drain();
-      // Assigned to its author (no notification) on a board without rules (no automation job): no worker statements follow.
+    it('POST /tasks is three statements and no transaction, two once the board is known, by board or by project; with a parent, one more read and still no transaction', async () => {
+      // A project of its own: no create has placed a task on its boards yet.
+      const fresh = (await h.call(ws.token, 'POST', '/projects', { name: 'Fresh trips', key: 'FTR', template: 'scrum' })).body.data;
       let res: any;
+      // Assigned to its author (no notification) on a board without rules (no automation job): no worker statements follow.
       const sql = await queriesOf(h.runtime.db, async () => {
-        res = await h.call(ws.token, 'POST', '/tasks', { title: 'second', boardId: first.boardId, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
+        res = await h.call(ws.token, 'POST', '/tasks', { title: 'first', projectId: fresh.id, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
       });
       expect(res.status).toBe(201);
-      // The key (with whether the workspace has webhooks), the board with its project, its rules and the assignees, and
-      // the insert with its labels and outbox jobs, which commits on its own.
+      const first = res.body.data;
+      // The key (with whether the workspace has webhooks), the project's first board open to the user with its project,
+      // its rules and the assignees, and the insert with its labels and outbox jobs, which commits on its own.
       const append = sql.findIndex((q) => /update projects set task_seq/.test(q));
       expect(sql.slice(0, append + 1), sql.join('\n')).toHaveLength(3);
       // After it, at most the in-process relay's claim of the new jobs (its outbox statement is left out above).
@@ -237,29 +240,44 @@ describe('round-trips', () => {
       // What POST answered is the full form GET gives, position included.
       const got = await h.call(ws.token, 'GET', `/tasks/${res.body.data.key}`);
       expect(res.body.data).toEqual(got.body.data);
-      expect(res.body.data.position).toBe(first.position + 1);
       expect(res.headers.get('etag')).toMatch(/^"/);
       expect(res.headers.get('etag')).toBe(got.headers.get('etag'));
 
-      // The board as the last create read it is kept: the key, then the insert that checks it held and writes.
-      const third = await queriesOf(h.runtime.db, async () => {
-        res = await h.call(ws.token, 'POST', '/tasks', { title: 'third', boardId: first.boardId, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
-      });
-      expect(res.status).toBe(201);
-      const checked = third.findIndex((q) => /update projects set task_seq/.test(q));
-      expect(third.slice(0, checked + 1), third.join('\n')).toHaveLength(2);
-      expect(third[checked], third.join('\n')).toMatch(/^with held as/);
+      // The board as the last create read it is kept: the key, then the insert that checks it held and writes; by
+      // project, the insert also checks that the board is still the project's first open to the user.
+      for (const [body, title] of [[{ projectId: fresh.id }, 'by project'], [{ boardId: first.boardId }, 'by board']] as const) {
+        const again = await queriesOf(h.runtime.db, async () => {
+          res = await h.call(ws.token, 'POST', '/tasks', { title, ...body, assigneeIds: [ws.adminUser.id], labels: ['trips'] });
+        });
+        expect(res.status, title).toBe(201);
+        const checked = again.findIndex((q) => /update projects set task_seq/.test(q));
+        expect(again.slice(0, checked + 1), again.join('\n')).toHaveLength(2);
+        expect(again[checked], again.join('\n')).toMatch(/^with held as/);
+        if (title === 'by project') expect(again[checked], again.join('\n')).toMatch(/order by o\.id limit 1/);
+      }
       expect(res.body.data.position).toBe(first.position + 2);
 
-      // A subtask also changes its parent's version: one transaction, the counter taken last, right before the commit.
+      // A subtask also moves its parent's version, in the insert itself, guarded by the version read (and, as the
+      // parent comes from this process's memory (the GET above read it), by its board's members): the key and the
+      // insert; no transaction.
       const child = await queriesOf(h.runtime.db, async () => {
         res = await h.call(ws.token, 'POST', '/tasks', { title: 'child', boardId: first.boardId, parentId: first.id });
       });
       expect(res.status).toBe(201);
       const seq = child.findIndex((q) => /update projects set task_seq/.test(q));
-      expect(child.some((q) => /^begin\b/i.test(q.trim())), child.join('\n')).toBe(true);
-      expect(child[seq + 1]?.trim(), child.join('\n')).toMatch(/^commit\b/i);
-      expect((await h.call(ws.token, 'GET', `/tasks/${first.id}`)).body.data.subtaskIds).toEqual([res.body.data.id]);
+      expect(child.slice(0, seq + 1), child.join('\n')).toHaveLength(2);
+      expect(child[seq], child.join('\n')).toMatch(/parent_bumped as \(update tasks set version = version \+ 1 where id = \$\d+ and version = \$\d+\s+and \(select b\.member_ids/);
+      expect(child.some((q) => /^begin\b/i.test(q.trim())), child.join('\n')).toBe(false);
+      const parent = await h.call(ws.token, 'GET', `/tasks/${first.id}`);
+      expect(parent.body.data.subtaskIds).toEqual([res.body.data.id]);
+      expect(Number(JSON.parse(parent.headers.get('etag')!))).toBe(Number(JSON.parse(got.headers.get('etag')!)) + 1);
+      // The insert that moved the parent's version moved the kept parent's too: the next subtask is two statements again.
+      await h.call(ws.token, 'POST', '/tasks', { title: 'child 2', boardId: first.boardId, parentId: first.id });
+      const next = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', '/tasks', { title: 'child 3', boardId: first.boardId, parentId: first.id });
+      });
+      expect(res.status).toBe(201);
+      expect(next.slice(0, next.findIndex((q) => /update projects set task_seq/.test(q)) + 1), next.join('\n')).toHaveLength(2);
     });
 
     it('PATCH of fields is three statements and no transaction, and wakes the outbox relay only when it queued a job', async () => {

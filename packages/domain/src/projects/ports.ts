@@ -40,6 +40,8 @@ export interface PlacementCheck {
   readonly boardId: string;
   readonly stamp: string;
   readonly userIds: readonly string[];
+  /** The board was taken as the first board of this project open to this user: no board before it may be open to them. */
+  readonly first?: { readonly projectId: string; readonly userId: string } | undefined;
 }
 
 /** Repositories of projects. */
@@ -61,13 +63,16 @@ export interface ProjectRepos {
      * has task_created automation rules at all (none: creating a task there needs no automation job), and which of
      * `userIds` are live people of the workspace (the assignees to check).
      *
+     * `id` may name the board as the first board (by id) of a project open to a user, as a create by project places a
+     * task: undefined when the project has none (or is not in the workspace).
+     *
      * `kept`: the board as this process last read it may answer, with no query, outside a transaction. Such an answer
      * takes every one of `userIds` for live and carries `check`: passed to `tasks.append`, the insert writes only if
      * all it said still holds, so a create planned on it either commits on what is true or writes nothing.
      */
     placement(
       workspaceId: string,
-      id: string,
+      id: string | { projectId: string; userId: string },
       userIds: string[],
       kept?: boolean,
     ): Promise<{ board: BoardRecord; project: ProjectRecord; createRules: boolean; liveUserIds: string[]; check?: PlacementCheck } | undefined>;

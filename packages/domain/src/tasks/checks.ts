@@ -2,7 +2,7 @@ import { type Deps, DomainError, invalid, missingRef, notFound, rejected, type R
 import { type Actor, canSeeBoard, canSeeProject } from '../keys/index.js';
 import type { BoardRecord, StatusRecord } from '../projects/index.js';
 import type { Versioned } from '../versions/index.js';
-import { findVisibleTask } from './lookup.js';
+import { taskRef } from './lookup.js';
 import type { ChecklistRecord, TaskPatch, TaskRecord } from './ports.js';
 import { presentTask } from './present.js';
 import { rankBetween } from './rank.js';
@@ -49,14 +49,32 @@ export async function checkUsers(actor: Actor, ids: string[], field: string, rep
 }
 
 export async function checkParent(actor: Actor, parentId: string, projectId: string, selfId: string | null, repos: Repos): Promise<string> {
-  const parent = await findVisibleTask(actor, parentId, repos);
-  if (!parent) throw missingRef('parentId', `task ${parentId}`);
+  return (await parentFor(actor, parentId, projectId, selfId, repos)).id;
+}
+
+/** The parent a write names, as the write guards it: its version, and its board's members when it came from memory. */
+export interface ParentCheck {
+  id: string;
+  version: number;
+  boardMemberIds?: string[] | null;
+}
+
+/**
+ * checkParent's parent with what a write that bumps its version guards. `kept`: the parent may be the task as this
+ * process last had it (see tasks.view); the write must then check its version and board members.
+ */
+export async function parentFor(
+  actor: Actor, parentId: string, projectId: string, selfId: string | null, repos: Repos, kept = false,
+): Promise<ParentCheck> {
+  const view = await repos.tasks.view(actor.workspace.id, taskRef(parentId), kept);
+  if (!view || !canSeeBoard(actor, { projectId: view.task.projectId, memberIds: view.boardMemberIds })) throw missingRef('parentId', `task ${parentId}`);
+  const parent = view.task;
   if (parent.projectId !== projectId) throw rejected('A subtask must be in the same project as its parent');
   if (selfId !== null) {
     const chain = await repos.tasks.ancestors(parent.id);
     if (chain.includes(selfId)) throw rejected('The parent would make a cycle of subtasks');
   }
-  return parent.id;
+  return { id: parent.id, version: parent.version, ...(view.kept ? { boardMemberIds: view.boardMemberIds } : {}) };
 }
 
 export const dedupe = <T>(xs: T[]): T[] => [...new Set(xs)];

@@ -138,11 +138,16 @@ export interface TaskRepos {
      * Inserts a task with its labels, outbox jobs and its `task.created` activity entry in one statement (the entry's
      * `taskKey` is the key the insert numbers), so the entry commits with the task even when the insert commits alone.
      * With `check` (a kept placement's), it writes nothing and answers undefined when the placement no longer holds.
+     * With `parent`, the parent's version moves in the same statement, guarded by `parent.version` (and
+     * `parent.boardMemberIds`): undefined, and nothing written, when the parent changed.
      */
     append(
       task: TaskInsert,
       projectKey: string,
-      also: { labels: string[]; jobs: OutboxJob[]; activity: ActivityRecord; check?: PlacementCheck | undefined },
+      also: {
+        labels: string[]; jobs: OutboxJob[]; activity: ActivityRecord; check?: PlacementCheck | undefined;
+        parent?: { id: string; version: number; boardMemberIds?: string[] | null } | undefined;
+      },
     ): Promise<{ task: TaskRecord; position: number } | undefined>;
     get(workspaceId: string, ref: { id?: string; key?: string }): Promise<TaskRecord | undefined>;
     getAny(id: string): Promise<TaskRecord | undefined>;

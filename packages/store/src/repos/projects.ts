@@ -60,7 +60,7 @@ export const placementStamp = (b: string, p: string): string => `md5(json_build_
 /** Whether board `b` (an alias) has task_created automation rules. */
 const hasCreateRules = (b: string): string => `exists (select 1 from automations a where a.board_id = ${b}.id and a."trigger" = 'task_created')`;
 
-const placementOf = compiled((db, workspaceId: string, id: string, userIds: string[]) =>
+const placementQuery = (db: Knex, workspaceId: string, userIds: string[]) =>
   db('boards')
     .join('projects', 'projects.id', 'boards.project_id')
     .select('boards.*', db.raw(STATUS_LIST), ...PROJECT.selectAs('p_'))
@@ -70,8 +70,19 @@ const placementOf = compiled((db, workspaceId: string, id: string, userIds: stri
       'array(select u.id from users u where u.workspace_id = boards.workspace_id and u.id = any(?) and u.deleted_at is null) as live_user_ids',
       [userIds],
     ))
-    .where({ 'boards.id': id, 'boards.workspace_id': workspaceId })
-    .first());
+    .where({ 'boards.workspace_id': workspaceId });
+const placementOf = compiled((db, workspaceId: string, id: string, userIds: string[]) =>
+  placementQuery(db, workspaceId, userIds).where({ 'boards.id': id }).first());
+
+/**
+ * The first board (by id) of a project open to a user, as `firstOpenBoard` finds it: the board a create by project
+ * places its task on.
+ */
+export const firstOpenBoard = (projectId: string, userId: string, workspace: string): string =>
+  `(select o.id from boards o where o.workspace_id = ${workspace} and o.project_id = ${projectId}
+     and (o.member_ids is null or ${userId} = any(o.member_ids)) order by o.id limit 1)`;
+const firstPlacementOf = compiled((db, workspaceId: string, projectId: string, userId: string, userIds: string[]) =>
+  placementQuery(db, workspaceId, userIds).whereRaw(`boards.id = ${firstOpenBoard('?', '?', 'boards.workspace_id')}`, [projectId, userId]).first());
 const boardInWorkspace = compiled((db, workspaceId: string, id: string) =>
   db('boards').select('boards.*', db.raw(STATUS_LIST)).where({ id, workspace_id: workspaceId }).first());
 
@@ -157,15 +168,22 @@ export function boardRepo(db: Knex): Repos['boards'] {
     },
     async placement(workspaceId, id, userIds, kept = false) {
       const cache = db.isTransaction ? undefined : placementsOf(db);
-      const known = kept ? cache?.get(`${workspaceId}/${id}`) : undefined;
-      if (known) {
+      // A project's first board open to a user is remembered by its id; the insert checks that it is still the first.
+      const first = typeof id === 'string' ? undefined : id;
+      const firstKey = first && `${workspaceId}/${first.projectId}/${first.userId}`;
+      const boardId = typeof id === 'string' ? id : cache?.get(firstKey!)?.place.board.id;
+      const known = kept && boardId !== undefined ? cache?.get(`${workspaceId}/${boardId}`) : undefined;
+      if (known && boardId !== undefined) {
         // From memory: every assignee is taken for live, and the insert checks that too.
-        return { ...known.place, liveUserIds: userIds, check: { workspaceId, boardId: id, stamp: known.stamp, userIds } };
+        return { ...known.place, liveUserIds: userIds, check: { workspaceId, boardId, stamp: known.stamp, userIds, first } };
       }
-      const [row] = await placementOf(db, workspaceId, id, userIds);
+      const [row] = first ? await firstPlacementOf(db, workspaceId, first.projectId, first.userId, userIds) : await placementOf(db, workspaceId, id as string, userIds);
       if (!row) return undefined;
       const place = { board: (await withStatuses(db, [row]))[0]!, project: PROJECT.readAs(row, 'p_'), createRules: Boolean(row.create_rules) };
-      if (cache) keepAtMost(cache, PLACEMENTS_KEPT, `${workspaceId}/${id}`, { place, stamp: row.stamp });
+      if (cache) {
+        keepAtMost(cache, PLACEMENTS_KEPT, `${workspaceId}/${place.board.id}`, { place, stamp: row.stamp });
+        if (firstKey) keepAtMost(cache, PLACEMENTS_KEPT, firstKey, { place, stamp: row.stamp });
+      }
       return { ...place, liveUserIds: row.live_user_ids ?? [] };
     },
     async list(workspaceId, filter, page) {

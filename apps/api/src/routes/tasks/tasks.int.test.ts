@@ -247,6 +247,48 @@ describe('tasks', () => {
       expect([await comments(), await h.runtime.db('tasks').where({ id: t.id }).first(), Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n)]).toEqual([n, before, jobs]);
     });
 
+    it('a create by project or with a parent planned on what the process last had commits only on what still holds', async () => {
+      const p = (await h.call(ws.token, 'POST', '/projects', { name: 'Kept first', key: 'KPF', template: 'scrum' })).body.data;
+      const [b1, b2] = [p.boards[0], (await h.call(ws.token, 'POST', '/boards', { projectId: p.id, name: 'Second', template: 'bugs' })).body.data];
+      const member = await ws.user();
+      const mk = await ws.key(member.id);
+      const counts = async () => [
+        Number((await h.runtime.db('tasks').where({ project_id: p.id }).count({ n: '*' }).first())!.n),
+        Number((await h.runtime.db('projects').where({ id: p.id }).first()).task_seq),
+        Number((await h.runtime.db('outbox').count({ n: '*' }).first())!.n),
+      ];
+      // The first board closed to the member: by project, the member's task goes on the second, twice (the second
+      // time from memory).
+      expect((await h.op('PUT', `/boards/${b1.id}/access`, { memberIds: [ws.adminUser.id] })).status).toBe(200);
+      for (const title of ['second board', 'second board again']) {
+        expect((await h.call(mk.token, 'POST', '/tasks', { title, projectId: p.id })).body.data.boardId).toBe(b2.id);
+      }
+      // The first board opened to the member since: it is the first open to them, memory notwithstanding.
+      expect((await h.op('PUT', `/boards/${b1.id}/access`, { memberIds: null })).status).toBe(200);
+      const onFirst = (await h.call(mk.token, 'POST', '/tasks', { title: 'first board', projectId: p.id })).body.data;
+      expect(onFirst.boardId).toBe(b1.id);
+
+      // A parent kept by a read, then its board closed to the member: 404 naming parentId, and nothing written.
+      const parent = (await h.call(ws.token, 'POST', '/tasks', { title: 'parent', boardId: b2.id })).body.data;
+      expect((await h.call(mk.token, 'GET', `/tasks/${parent.key}`)).status).toBe(200);
+      expect((await h.call(mk.token, 'POST', '/tasks', { title: 'child', boardId: b1.id, parentId: parent.id })).status).toBe(201);
+      const before = await counts();
+      const version = (await h.runtime.db('tasks').where({ id: parent.id }).first()).version;
+      expect((await h.op('PUT', `/boards/${b2.id}/access`, { memberIds: [ws.adminUser.id] })).status).toBe(200);
+      const refused = await h.call(mk.token, 'POST', '/tasks', { title: 'hidden parent', boardId: b1.id, parentId: parent.id });
+      expect(refused.status).toBe(404);
+      expect(refused.body.error.message).toContain('parentId');
+      expect(await counts()).toEqual(before);
+      expect((await h.runtime.db('tasks').where({ id: parent.id }).first()).version).toBe(version);
+      // A parent changed behind memory (another replica): the create is planned again and moves the version on from there.
+      await h.runtime.db('tasks').where({ id: parent.id }).update({ title: 'renamed elsewhere', version: h.runtime.db.raw('version + 1') });
+      const child = await h.call(ws.token, 'POST', '/tasks', { title: 'child 2', boardId: b2.id, parentId: parent.id });
+      expect(child.status).toBe(201);
+      const after = await h.call(ws.token, 'GET', `/tasks/${parent.key}`);
+      expect(after.headers.get('etag')).toBe(`"${version + 2}"`);
+      expect(after.body.data.subtaskIds).toHaveLength(2);
+    });
+
   });
 
   describe('reading, filtering and paging', () => {

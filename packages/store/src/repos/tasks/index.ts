@@ -4,10 +4,10 @@ import { named } from '../../compiled.js';
 import { labelsInsert } from '../people.js';
 import { activityWithInsert } from '../activity.js';
 import { outboxInsert, outboxValues } from '../outbox.js';
-import { placementStamp } from '../projects.js';
+import { firstOpenBoard, placementStamp } from '../projects.js';
 import { newId } from '../../util.js';
 import { ATTACHMENT, TASK, TASK_SELECT, updateTaskView, viewTask } from './columns.js';
-import { keepTask, keptTask } from './kept.js';
+import { keepTask, keptTask, keptVersionMoved } from './kept.js';
 import { listTasks } from './list.js';
 
 export { taskListQueries } from './list.js';
@@ -20,12 +20,14 @@ function selectTasks(db: Knex): Knex.QueryBuilder {
 
 /**
  * A kept placement's check, the first CTE of a create planned on one: the board (?) in the workspace (?) still gives
- * the stamp (?), and every one of the assignees (?, ?) is a live person of the workspace.
+ * the stamp (?), and every one of the assignees (?, ?) is a live person of the workspace; with `first`, it is still the
+ * first board of the project (?) open to the user (?), as a create by project took it.
  */
-const HELD = `held as (select 1 from boards b join projects p on p.id = b.project_id
+const held = (first: boolean) => `held as (select 1 from boards b join projects p on p.id = b.project_id
                 where b.id = ? and b.workspace_id = ? and ${placementStamp('b', 'p')} = ?
                   and (select count(*) from users u where u.workspace_id = b.workspace_id and u.id = any(?::text[]) and u.deleted_at is null)
-                      = cardinality(?::text[])),`;
+                      = cardinality(?::text[])
+                  ${first ? `and b.id = ${firstOpenBoard('?', '?', 'b.workspace_id')}` : ''}),`;
 
 export function taskRepo(db: Knex): Repos['tasks'] {
   return {
@@ -38,17 +40,25 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       // With a kept placement's check, every write of the statement hangs on `held`: the board, its columns, its
       // project's key and its rules still give the stamp the plan was made on, and every assignee is still a live
       // person of the workspace. If not, nothing is written and the answer is undefined.
+      //
+      // With `parent`, the parent's version moves in the same statement (its subtaskIds change), guarded by the version
+      // the plan read (and, for a parent from memory, its board's members); every other write hangs on that.
       const values = TASK.write(t);
       const columns = Object.keys(values);
       const entry = activityWithInsert(also.activity);
-      const check = also.check;
+      const { check, parent } = also;
+      const members = parent?.boardMemberIds !== undefined;
+      const gate = parent ? 'parent_bumped' : check ? 'held' : undefined;
 
       const [row] = await named(
         db,
-        `with ${check ? HELD : ''}
-              labels_added as (${labelsInsert(check ? 'held' : undefined)}),
-              jobs_added as (${outboxInsert(check ? 'held' : undefined)}),
-              seq as (update projects set task_seq = task_seq + 1 where id = ?${check ? ' and exists (select from held)' : ''} returning task_seq),
+        `with ${check ? held(check.first !== undefined) : ''}
+              ${parent ? `parent_bumped as (update tasks set version = version + 1 where id = ? and version = ?
+                            ${members ? 'and (select b.member_ids from boards b where b.id = tasks.board_id) is not distinct from ?::text[]' : ''}
+                            ${check ? 'and exists (select from held)' : ''} returning id),` : ''}
+              labels_added as (${labelsInsert(gate)}),
+              jobs_added as (${outboxInsert(gate)}),
+              seq as (update projects set task_seq = task_seq + 1 where id = ?${gate ? ` and exists (select from ${gate})` : ''} returning task_seq),
               col as (select (select coalesce(sum(c.n), 0) from task_counts c where c.status_id = ? and not c.archived) as n,
                              (select rank from tasks where status_id = ? and archived_at is null order by rank desc, id desc limit 1) as top),
               ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
@@ -60,12 +70,17 @@ export function taskRepo(db: Knex): Repos['tasks'] {
          from ins join statuses on statuses.id = ins.status_id cross join col`,
         [
           ...(check ? [check.boardId, check.workspaceId, check.stamp, check.userIds, check.userIds] : []),
+          ...(check?.first ? [check.first.projectId, check.first.userId] : []),
+          ...(parent ? [parent.id, parent.version, ...(members ? [parent.boardMemberIds] : [])] : []),
           t.workspaceId, also.labels, ...outboxValues(also.jobs),
           t.projectId, t.statusId, t.statusId, ...Object.values(values), projectKey, RANK_STEP, ...entry.bindings,
         ],
       );
-      if (row) return { task: TASK.read(row), position: Number(row.column_position) };
-      if (check) return undefined;
+      if (row) {
+        if (parent) keptVersionMoved(db, t.workspaceId, parent.id, parent.version);
+        return { task: TASK.read(row), position: Number(row.column_position) };
+      }
+      if (gate) return undefined;
       throw new Error(`project ${t.projectId} is gone`);
     },
     async get(workspaceId, ref) {
