@@ -132,9 +132,10 @@ async function run(size) {
       const keys = await db('tasks').where({ workspace_id: workspaceId }).whereNull('archived_at').orderByRaw('random()').limit(1000).pluck('key');
       const boards = [...new Set(columns.map((c) => c.board_id))];
       const projects = [...new Set(columns.map((c) => c.project_id))];
-      // The tasks in the first two columns of the first board, each with the column it is in now (a move flips it).
+      // 1 000 tasks of the first two columns of the first board (as many as the PATCH row's keys), each with the
+      // column it is in now (a move flips it).
       const moveColumns = [columns[0].status_id, columns[1].status_id];
-      const movable = (await db('tasks').whereIn('status_id', moveColumns).whereNull('archived_at').orderBy('id').select('key', 'status_id'))
+      const movable = (await db('tasks').whereIn('status_id', moveColumns).whereNull('archived_at').orderByRaw('random()').limit(1000).select('key', 'status_id'))
         .map((t) => [t.key, t.status_id]);
       const parents = await db('tasks').where({ workspace_id: workspaceId }).whereNull('archived_at').whereNull('parent_id')
         .orderByRaw('random()').limit(200).select('id', 'board_id');
