@@ -6,7 +6,7 @@
 // OLD_MCP=<path to another build's apps/mcp/dist/main.js> adds the same calls against that build on the same database
 // (an A/B of a change to the gateway).
 //   pnpm run build && npx tsx scripts/bench/mcp-cpu.mjs
-// Env: N (1500 requests per case and round), ROUNDS (5), OLD_MCP, BENCH_DATABASE_URL. Linux only (/proc).
+// Env: N (1500 requests per case and round), ROUNDS (5), OLD_MCP, CASES, BENCH_DATABASE_URL. Linux only (/proc).
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { benchWorkspace, call, freshDatabase, startBuiltApi } from './lib.mjs';
@@ -38,8 +38,11 @@ try {
     [`${tag} whoami 2026`, proc, toolCallRequest(true, 'whoami', {})],
     [`${tag} search_tasks 2025`, proc, toolCallRequest(false, 'search_tasks', { assignee: 'me', category: 'progress' })],
     [`${tag} search_tasks 2026`, proc, toolCallRequest(true, 'search_tasks', { assignee: 'me', category: 'progress' })]);
+  // CASES: a regular expression; only the cases whose label matches run (e.g. `whoami|/me`), for a longer A/B of a few.
+  const only = new RegExp(process.env.CASES ?? '');
+  const picked = cases.filter(([label]) => only.test(label));
   const got = new Map();
-  for (let round = 0; round < Number(process.env.ROUNDS ?? 5); round++) for (const [label, proc, req] of cases) {
+  for (let round = 0; round < Number(process.env.ROUNDS ?? 5); round++) for (const [label, proc, req] of picked) {
     const opts = { url: proc.base, connections: 4, headers: { authorization: `Bearer ${token}` }, requests: [req] };
     await autocannon({ ...opts, amount: 200 });
     const c0 = cpu(proc.pid); const r = await autocannon({ ...opts, amount: N }); const c1 = cpu(proc.pid);
