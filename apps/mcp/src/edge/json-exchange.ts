@@ -97,7 +97,9 @@ class JsonExchange {
  * The transport a 2025-era server is connected to once, for as long as it lives: each exchange in turn takes it, so
  * a request neither connects the server nor closes it (a close tears the protocol's state down and builds an error,
  * with its stack, for calls that have none left). Only a client gone mid-call closes the server, which aborts the
- * handlers still running for it, as the SDK's transports do; its next exchange connects it again.
+ * handlers still running for it, as the SDK's transports do; its next exchange connects it again. A handler must not
+ * send anything once it has answered (none does): the server may then be serving another exchange, whose request can
+ * carry the same id.
  */
 class JsonLink implements Transport {
   onmessage?: Transport['onmessage'];
