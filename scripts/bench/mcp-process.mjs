@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, databaseUrl, freePort, nodeArgs } from './lib.mjs';
+import { ROOT, call, databaseUrl, freePort, nodeArgs } from './lib.mjs';
 
 /**
  * Starts the built mcp process (`main`: another build's, for an A/B) on database `dbName` (REDIS_URL from
@@ -76,4 +76,15 @@ export async function modernCall(base, token, method, params) {
   const text = await res.text();
   const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data:')).slice(5) : text;
   return JSON.parse(data);
+}
+
+/**
+ * Ten tasks of `project` in its first in-progress column, assigned to `userId`: the page both sides of the `search`
+ * pair list (search_tasks assignee me, category progress; GET /v1/tasks?assigneeId=me&category=progress).
+ */
+export async function progressTasks(base, token, project, userId) {
+  const column = project.boards[0].statuses.find((s) => s.category === 'progress');
+  for (let i = 0; i < 10; i++) {
+    await call(base, token, 'POST', '/v1/tasks', { title: `In progress ${i}`, projectId: project.id, statusId: column.id, assigneeIds: [userId], description: 'Listed by search.' });
+  }
 }

@@ -6,11 +6,12 @@
 //   MCP 2026-07-28  POST /mcp tools/call get_task with the _meta envelope and the standard headers
 // and prints each MCP rate against REST's (goal: at least 0.9). BENCH_PAIR: `context` (default) pairs get_task with its REST
 // twin GET /v1/tasks/{key}/context (the same read: properties, description, checklist, subtasks, discussion, links);
-// `task` with the bare GET /v1/tasks/{key}; `me` pairs whoami with GET /v1/me (the protocol's own cost).
+// `task` with the bare GET /v1/tasks/{key}; `me` pairs whoami with GET /v1/me (the protocol's own cost); `search` pairs
+// search_tasks (the caller's tasks in progress) with its REST list GET /v1/tasks?assigneeId=me&category=progress.
 //   pnpm run build && npx tsx scripts/bench/mcp-vs-rest.mjs
 // Env: BENCH_ROUNDS (3), BENCH_DURATION (s per scenario, 10), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_REDIS_URL.
 import { benchWorkspace, call, freshDatabase, measure, openDatabase, databaseUrl, startBuiltApi } from './lib.mjs';
-import { startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
+import { progressTasks, startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const NAME = 'tt_bench_mcp_rest';
@@ -19,9 +20,11 @@ const db = openDatabase({ databaseUrl: databaseUrl(NAME), poolMax: 1 });
 const api = await startBuiltApi(NAME);
 let mcp;
 try {
-  const { token } = await benchWorkspace(api.base, 5);
+  const { token, userIds } = await benchWorkspace(api.base, 5);
   const project = (await call(api.base, token, 'POST', '/v1/projects', { name: 'Bench', key: 'BEN', template: 'scrum' })).data;
   const task = (await call(api.base, token, 'POST', '/v1/tasks', { title: 'Read me', projectId: project.id, description: 'A task read three ways.' })).data;
+  const SEARCH = ['search_tasks', { assignee: 'me', category: 'progress' }];
+  await progressTasks(api.base, token, project, userIds[0]);
   mcp = await startBuiltMcp(NAME);
   const toolCall = (modern, name = 'get_task', args = { task: task.key }) => toolCallRequest(modern, name, args);
   // Each way answers before it is measured (a wrong setup is never benchmarked).
@@ -34,10 +37,12 @@ try {
   // PAIR=me: whoami against GET /v1/me (the protocol's own cost, little tool work); default get_task against the task.
   const pair = process.env.BENCH_PAIR ?? 'context';
   const me = pair === 'me';
-  const restPath = { me: '/v1/me', task: `/v1/tasks/${task.key}`, context: `/v1/tasks/${task.key}/context` }[pair];
-  if (!restPath) throw new Error(`BENCH_PAIR: one of task, context, me (not ${pair})`);
+  const restPath = {
+    me: '/v1/me', task: `/v1/tasks/${task.key}`, context: `/v1/tasks/${task.key}/context`, search: '/v1/tasks?assigneeId=me&category=progress',
+  }[pair];
+  if (!restPath) throw new Error(`BENCH_PAIR: one of task, context, me, search (not ${pair})`);
   const restRequest = { method: 'GET', path: restPath };
-  const [tool, toolArgs] = me ? ['whoami', {}] : ['get_task', { task: task.key }];
+  const [tool, toolArgs] = me ? ['whoami', {}] : pair === 'search' ? SEARCH : ['get_task', { task: task.key }];
   console.log(`REST ${restRequest.path} against MCP tools/call ${tool}`);
   const sums = { rest: 0, legacy: 0, modern: 0 };
   const rows = [];

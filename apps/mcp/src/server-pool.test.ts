@@ -37,6 +37,19 @@ describe('the pool of MCP servers', () => {
     expect(pool.take(reader, 'legacy')).not.toBe(describing);
   });
 
+  it('serves a released server again, still connected, and never a fresh one', async () => {
+    const pool = createServerPool();
+    const reader = profile(['tasks:read']);
+    const kept = pool.take(reader, 'legacy');
+    await kept.connect(transport());
+    pool.release(kept);
+    expect(pool.take(reader, 'legacy')).toBe(kept);
+    expect(kept.isConnected()).toBe(true);
+    const fresh = pool.take(reader, 'legacy', { fresh: true });
+    pool.release(fresh);
+    expect(pool.take(reader, 'legacy')).not.toBe(fresh);
+  });
+
   it('does not keep a fresh server (a 2025 initialize) once it closed', async () => {
     const pool = createServerPool();
     const reader = profile(['tasks:read']);

@@ -82,6 +82,12 @@ export interface ServerPool {
    * transport closes; `fresh` gives one that never returns (a 2025 `initialize`, which leaves the client's identity on it).
    */
   take(ctx: Profile, era: Era, o?: { fresh?: boolean }): McpServer;
+  /**
+   * Returns a server taken with `take` whose exchange has ended without closing it: it stays connected to the
+   * transport it serves through (the 2025 side's, edge/json-exchange.ts), so the next request skips the connect and
+   * the close. A fresh server is not kept.
+   */
+  release(server: McpServer): void;
   /** A server of the profile that only tells its capabilities and identity (listen streams; it is never connected). */
   describe(ctx: Profile, era: Era): McpServer;
   /** Servers built since the pool was made (for tests and metrics). */
@@ -98,6 +104,8 @@ const profileKey = (era: Era, p: Profile): string =>
 /** `fixtures`: every server also serves the conformance suite's fixtures (MCP_CONFORMANCE_FIXTURES, test only). */
 export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
   const idle = new Map<string, McpServer[]>();
+  // The shelf each kept server goes back to (fresh and describing servers have none).
+  const home = new WeakMap<McpServer, McpServer[]>();
   // Servers that only describe a profile, apart from the idle ones: a request taking one could connect it meanwhile.
   const describing = new Map<string, McpServer>();
   let built = 0;
@@ -117,12 +125,15 @@ export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
     built++;
     const server = buildMcpServer(p, era, { fixtures: o.fixtures ?? false });
     if (back) {
+      home.set(server, back);
       // Closed: its exchange has ended (the SDK's own onclose, when it sets one, calls this after its work).
-      server.server.onclose = () => {
-        if (back.length < IDLE_PER_PROFILE) back.push(server);
-      };
+      server.server.onclose = () => shelve(server);
     }
     return server;
+  };
+  const shelve = (server: McpServer) => {
+    const back = home.get(server);
+    if (back && back.length < IDLE_PER_PROFILE) back.push(server);
   };
   return {
     get built() {
@@ -133,6 +144,7 @@ export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
       const list = shelf(profileKey(era, p));
       return list.pop() ?? build(p, era, list);
     },
+    release: shelve,
     describe(p, era) {
       const key = profileKey(era, p);
       let server = describing.get(key);

@@ -89,8 +89,9 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
       }
       // An initialize leaves the client's identity and revision on its server, and a batch may hold one: a server of
       // its own, not kept.
-      const server = o.pool.take(ctx, 'legacy', { fresh: method === undefined || method === 'initialize' });
-      await serveJsonExchange(server, auth, req, res, legacyNotFound);
+      const fresh = method === undefined || method === 'initialize';
+      const server = o.pool.take(ctx, 'legacy', { fresh });
+      await serveJsonExchange(server, auth, req, res, legacyNotFound, fresh ? undefined : o.pool.release);
     },
   };
 }

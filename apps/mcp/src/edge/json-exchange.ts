@@ -18,6 +18,15 @@ const MAX_BATCH = 100;
 
 type RequestId = string | number;
 
+/** What a message of an exchange is; checked once, against the SDK's schemas, when the body arrives. */
+type Kind = 'request' | 'notification' | 'response';
+
+const kindOf = (m: unknown): Kind | undefined =>
+  isJSONRPCRequest(m) ? 'request'
+  : isJSONRPCNotification(m) ? 'notification'
+  : isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m) ? 'response'
+  : undefined;
+
 /**
  * One stateless 2025-era exchange answered in JSON, on the Express request and response as they are. It does what
  * the SDK's Streamable HTTP server transport does in stateless JSON mode (Accept and Content-Type checks, batches,
@@ -27,66 +36,101 @@ type RequestId = string | number;
  * turns the answer into an SSE stream on the same response, as the transport allows: the notifications, then the
  * responses. The stream ends with the exchange, so nothing outlives the request.
  */
-class JsonExchange implements Transport {
-  onmessage?: Transport['onmessage'];
-  onclose?: Transport['onclose'];
-  onerror?: Transport['onerror'];
+class JsonExchange {
   private readonly answers = new Map<RequestId, JSONRPCMessage | undefined>();
   private finish: ((answers: JSONRPCMessage[]) => void) | undefined;
-  private closed = false;
+  /** Every request was answered: the server is free for the next exchange. */
+  complete = false;
+  private abandoned = false;
 
   constructor(
-    private readonly authInfo: AuthInfo,
     private readonly rewrite: (message: JSONRPCMessage) => JSONRPCMessage,
     private readonly notice: (message: JSONRPCMessage) => void,
+    private readonly ended: () => void,
   ) {}
 
-  async start(): Promise<void> {}
-
-  /** Delivers the messages; resolves with the responses to the requests among them, in their order. */
-  exchange(messages: readonly JSONRPCMessage[]): Promise<JSONRPCMessage[]> {
-    for (const m of messages) if (isJSONRPCRequest(m)) this.answers.set(m.id, undefined);
+  /** Delivers the messages to `link`'s server; resolves with the responses to the requests among them, in their order. */
+  exchange(link: JsonLink, messages: readonly JSONRPCMessage[], kinds: readonly Kind[], authInfo: AuthInfo): Promise<JSONRPCMessage[]> {
+    messages.forEach((m, i) => kinds[i] === 'request' && this.answers.set((m as { id: RequestId }).id, undefined));
     const done = new Promise<JSONRPCMessage[]>((resolve) => (this.finish = resolve));
+    link.exchange = this;
     // Every message carries the request's context to the handlers (edge/context.ts).
-    for (const m of messages) this.onmessage?.(m, { authInfo: this.authInfo });
-    if (this.answers.size === 0) this.finish?.([]);
+    for (const m of messages) link.onmessage?.(m, { authInfo });
+    if (this.answers.size === 0) this.end([]);
     return done;
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (isJSONRPCNotification(message)) {
-      // A notification about a request of this exchange (progress, a log message) goes out on its response stream.
+  /*
+   * What the server sends is told apart by its shape, not by the SDK's schemas: the SDK built it (a response to one of
+   * the exchange's requests, or a notification), and parsing a whole result again only to route it cost as much as
+   * the rest of the dispatch.
+   */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): void {
+    if ('method' in message) {
+      // A notification about a request of this exchange (progress, a log message) goes out on its response stream;
+      // a request of the server's own has no client to answer it on a stateless exchange.
       const about = options?.relatedRequestId;
-      if (!this.closed && about !== undefined && this.answers.has(about) && this.answers.get(about) === undefined) this.notice(message);
+      if (!('id' in message) && !this.abandoned && about !== undefined && this.answers.has(about) && this.answers.get(about) === undefined) this.notice(message);
       return;
     }
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
     const id = message.id;
-    if (id === undefined || id === null || !this.answers.has(id)) return;
+    if (id === undefined || id === null || !this.answers.has(id) || this.answers.get(id) !== undefined) return;
     this.answers.set(id, this.rewrite(message));
     const all = [...this.answers.values()];
-    if (all.every((a) => a !== undefined)) this.finish?.(all as JSONRPCMessage[]);
+    if (all.every((a) => a !== undefined)) this.end(all as JSONRPCMessage[]);
+  }
+
+  /** A client gone mid-call: the exchange ends with what was answered (nothing is written to a closed response). */
+  abandon(): void {
+    this.abandoned = true;
+    this.finish?.([...this.answers.values()].filter((a): a is JSONRPCMessage => a !== undefined));
+  }
+
+  private end(answers: JSONRPCMessage[]): void {
+    this.complete = true;
+    this.finish?.(answers);
+    this.ended();
+  }
+}
+
+/**
+ * The transport a 2025-era server is connected to once, for as long as it lives: each exchange in turn takes it, so
+ * a request neither connects the server nor closes it (a close tears the protocol's state down and builds an error,
+ * with its stack, for calls that have none left). Only a client gone mid-call closes the server, which aborts the
+ * handlers still running for it, as the SDK's transports do; its next exchange connects it again. A handler must not
+ * send anything once it has answered (none does): the server may then be serving another exchange, whose request can
+ * carry the same id.
+ */
+class JsonLink implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  /** The exchange the server serves now; none between two. */
+  exchange: JsonExchange | undefined;
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.exchange?.send(message, options);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    // A client gone mid-call: the exchange ends with what was answered (nothing is written to a closed response).
-    this.finish?.([...this.answers.values()].filter((a): a is JSONRPCMessage => a !== undefined));
+    const exchange = this.exchange;
+    this.exchange = undefined;
+    exchange?.abandon();
     this.onclose?.();
   }
 }
 
-const isMessage = (m: unknown): m is JSONRPCMessage =>
-  isJSONRPCRequest(m) || isJSONRPCNotification(m) || isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m);
-
 /**
  * Serves a parsed 2025-era POST with a server that serves nothing else meanwhile: `rewrite` sees each response before
- * it is sent, and `authInfo` (the request's context) goes with every message. The server is closed once the client is
- * gone (after the answer, or mid-call when it disconnects), which frees it for the next request.
+ * it is sent, and `authInfo` (the request's context) goes with every message. Once every request is answered the
+ * server is handed to `keep`, still connected (the pool serves it again), or closed when there is no `keep` (a server
+ * of its own); a client gone mid-call closes it, which stops what it still runs for that client.
  */
 export async function serveJsonExchange(
   server: McpServer, authInfo: AuthInfo, req: Request, res: Response, rewrite: (m: JSONRPCMessage) => JSONRPCMessage,
+  keep?: (server: McpServer) => void,
 ): Promise<void> {
   const accept = req.get('accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -99,7 +143,8 @@ export async function serveJsonExchange(
   const batch = Array.isArray(body);
   const raw: unknown[] = batch ? body : [body];
   if (raw.length > MAX_BATCH) return sendRpcError(res, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`, -32600);
-  if (raw.length === 0 || !raw.every(isMessage)) return sendRpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
+  const kinds = raw.map(kindOf);
+  if (raw.length === 0 || kinds.includes(undefined)) return sendRpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
 
   let streaming = false;
   const event = (m: JSONRPCMessage) => res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
@@ -112,14 +157,22 @@ export async function serveJsonExchange(
     }
     event(m);
   };
-  const transport = new JsonExchange(authInfo, rewrite, notice);
-  res.on('close', () => void server.close());
-  await server.connect(transport);
-  const answers = await transport.exchange(raw);
+  const connected = server.server.transport;
+  const link = connected instanceof JsonLink ? connected : new JsonLink();
+  if (link !== connected) await server.connect(link);
+  const exchange = new JsonExchange(rewrite, notice, () => {
+    link.exchange = undefined;
+    if (keep) keep(server);
+    else void server.close();
+  });
+  res.on('close', () => {
+    if (!exchange.complete) void server.close();
+  });
+  const answers = await exchange.exchange(link, raw as JSONRPCMessage[], kinds as Kind[], authInfo);
   if (res.writableEnded || res.destroyed) return;
   if (streaming) {
     for (const answer of answers) event(answer);
     res.end();
-  } else if (!raw.some(isJSONRPCRequest)) res.status(202).end();
+  } else if (!kinds.includes('request')) res.status(202).end();
   else res.status(200).json(batch ? answers : answers[0]);
 }

@@ -1,4 +1,3 @@
-import { toWebRequest } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
@@ -18,13 +17,18 @@ export interface WebHandler {
  * async context they hold outlived the call and were promoted to the old generation. A call answered in JSON does not
  * need the signal: it ends when its handler answers, and a client gone mid-call only loses the answer (as on the
  * 2025 side). A listen stream, which lives until the client goes, keeps the SDK's adapter and its signal.
+ *
+ * Nor does the Request carry the body: the handler classifies and serves the parsed body it is given
+ * (`parsedBody`) and reads the Request only for its method and headers (its body is read on the 2025 side alone,
+ * which this handler rejects). Writing the body out again as JSON, counting its bytes and wrapping it in a stream
+ * was work for nothing on every call.
  */
 export async function serveWebExchange(
   handler: WebHandler, req: Request, res: Response, body: unknown, authInfo: AuthInfo, onerror: (err: Error) => void,
 ): Promise<void> {
   let response: globalThis.Response;
   try {
-    response = await handler.fetch(await toWebRequest(req, body), { authInfo, parsedBody: body });
+    response = await handler.fetch(webRequest(req), { authInfo, parsedBody: body });
   } catch (err) {
     // The handler answers every protocol error itself; a throw is our fault, answered as the SDK's adapter does.
     onerror(err instanceof Error ? err : new Error(String(err)));
@@ -44,4 +48,17 @@ export async function serveWebExchange(
   }
   // An answer is a JSON body or a short event stream that ends with the answer: read whole, written once.
   res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+/** The request's method, URL and headers as a fetch Request, without its body (see serveWebExchange). */
+function webRequest(req: Request): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  // The body is not sent on: its length and encoding no longer describe the Request.
+  for (const name of ['content-length', 'content-encoding', 'transfer-encoding']) headers.delete(name);
+  return new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method: req.method, headers });
 }
