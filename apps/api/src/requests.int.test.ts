@@ -327,6 +327,18 @@ describe('round-trips', () => {
       expect(res.status).toBe(200);
       expect(sql, sql.join('\n')).toHaveLength(2);
       expect(sql[1], sql.join('\n')).toMatch(/^with "changed" as \(update "tasks" set .*insert into activity/s);
+
+      // Changed behind this process's memory (by another replica): the guarded change writes nothing and answers the
+      // task as it is now, and the change planned on that follows: three statements, as for a task never read.
+      await h.runtime.db('tasks').where({ id: t.id }).update({ title: 'elsewhere', version: h.runtime.db.raw('version + 1') });
+      const stale = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'after elsewhere' });
+      });
+      expect(res.status).toBe(200);
+      expect(stale, stale.join('\n')).toHaveLength(3);
+      expect(stale[1], stale.join('\n')).toMatch(/union all/);
+      const entries = (await h.call(ws.token, 'GET', `/tasks/${t.key}/activity`)).body.data;
+      expect(entries[0]).toMatchObject({ action: 'task.updated', changes: [{ field: 'title', from: 'elsewhere', to: 'after elsewhere' }] });
     });
 
     it('a move to the top of another column is two statements once the task and its board are known, four before', async () => {

@@ -8,7 +8,7 @@ import {
 import { changeEntry, moveEntry, taskChangeEvents, taskEvent } from './events.js';
 import { seen, taskRef, visibleTask } from './lookup.js';
 import { presentTask } from './present.js';
-import type { TaskPatch, TaskRecord } from './ports.js';
+import type { TaskPatch, TaskRecord, TaskView } from './ports.js';
 import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
 import type { BoardRecord, StatusRecord } from '../projects/index.js';
 
@@ -51,10 +51,11 @@ export async function changeTask(
   // moved). Such a plan gives no refusal of its own: whatever it would refuse is planned again on a fresh read.
   const own = input.boardId === undefined && input.statusId === undefined && actor.webhooks === false;
   const alone = input.parentId === undefined && (own || ctx.inTransaction === true);
-  const { known } = ctx;
+  let source: TaskSource = ctx.known ? { known: ctx.known } : { ref, kept: true };
   for (let tries = 0; alone && tries < 3; tries++) {
-    const done = await editAlone(actor, tries === 0 && known ? known : ref, input, deps, ctx, opts, tries === 0);
-    if (done) return done;
+    const done = await editAlone(actor, source, input, deps, ctx, opts);
+    if (done && 'answer' in done) return done;
+    source = done ? { now: done.now } : { ref, kept: false };
   }
   const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
@@ -78,39 +79,51 @@ export async function changeTask(
 }
 
 /**
- * The edit as one statement: the task read (outside any transaction; or handed over as read; or, with `kept`, as this
- * process last had it), the change planned on it, then the change with its new labels, its jobs and its activity
- * entry, guarded by the version read (and a kept task's board members). Undefined when the task changed meanwhile, or
- * when a plan on a kept task would refuse: nothing was written.
+ * Where a one-statement change takes its task from: by reference (`kept`: as this process last had it, when it has
+ * it), as the caller read it, or as the statement of an attempt that changed nothing found it.
+ */
+type TaskSource = { ref: string; kept: boolean } | { known: TaskRecord } | { now: TaskView };
+
+/** The task a source gives, the actor's right to see it checked (a caller's own read was checked by the caller). */
+async function taskFrom(actor: Actor, source: TaskSource, deps: Deps): Promise<{ task: TaskRecord; view?: TaskView & { kept?: true } }> {
+  if ('known' in source) return { task: source.known };
+  const view = 'now' in source ? source.now : await deps.store.tasks.view(actor.workspace.id, taskRef(source.ref), source.kept);
+  return { task: seen(actor, view).task, view: view! };
+}
+
+/**
+ * The edit as one statement: the task from its source, the change planned on it, then the change with its new labels,
+ * its jobs and its activity entry, guarded by the version read (and a kept task's board members). When the task
+ * changed meanwhile nothing is written, and the answer is the task as that statement found it (a plan on a kept task)
+ * or undefined; undefined too when a plan on a kept task would refuse.
  */
 async function editAlone(
-  actor: Actor, ref: string | TaskRecord, input: UpdateTaskInput, deps: Deps, ctx: ChangeContext, opts: WriteOptions | undefined,
-  kept: boolean,
-): Promise<{ answer: Versioned<Task>; record: TaskRecord } | undefined> {
-  const view = typeof ref === 'string' ? await deps.store.tasks.view(actor.workspace.id, taskRef(ref), kept) : undefined;
-  const remembered = view?.kept === true;
-  let plan: Awaited<ReturnType<typeof planChange>>;
-  let task: TaskRecord;
+  actor: Actor, source: TaskSource, input: UpdateTaskInput, deps: Deps, ctx: ChangeContext, opts: WriteOptions | undefined,
+): Promise<{ answer: Versioned<Task>; record: TaskRecord } | { now: TaskView } | undefined> {
+  let remembered = false;
+  let plan: Awaited<ReturnType<typeof planChange>> & { task: TaskRecord; view?: TaskView };
   try {
-    task = typeof ref === 'string' ? seen(actor, view).task : ref;
+    const { task, view } = await taskFrom(actor, source, deps);
+    remembered = view?.kept === true;
     assertActive(task);
     if (opts?.ifMatch !== undefined && !opts.ifMatch.includes(task.version)) throw new PreconditionFailed(`Task ${task.key}`, task.version);
-    plan = await planChange(actor, task, input, deps.store, deps, ctx);
+    plan = { ...(await planChange(actor, task, input, deps.store, deps, ctx)), task, ...(view ? { view } : {}) };
   } catch (err) {
     if (remembered && err instanceof DomainError) return undefined;
     throw err;
   }
-  const { patch, jobs, status } = plan;
+  const { task, view, patch, jobs, status } = plan;
   // The entries are what the guarded change makes of this very version: the task as read with the patch's values.
   const planned = { ...task, ...patch, ...(status ? { statusName: status.name, statusCategory: status.category } : {}) };
   const entry = changeEntry(deps, actor, task, planned);
   const moved = moveEntry(deps, actor, task, planned);
+  let now: TaskView | undefined;
   const changed = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
     version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs,
     activity: [entry, moved].filter((e) => e !== undefined),
-    ...(remembered ? { boardMemberIds: view.boardMemberIds } : {}),
+    ...(remembered && view ? { boardMemberIds: view.boardMemberIds, current: (v: TaskView) => void (now = v) } : {}),
   });
-  if (!changed) return undefined;
+  if (!changed) return now ? { now } : undefined;
   const queued = await taskChangeEvents(deps.store, deps, actor, task, changed.task, entry, moved);
   if (jobs.length || queued) deps.jobs.notify();
   return { answer: { data: presentTask(changed.task, changed.details), version: changed.task.version }, record: changed.task };
@@ -191,10 +204,12 @@ export async function moveTaskVersioned(
   requireScope(actor, 'tasks:write');
   // A move to the top of another column of the task's own board (the place a move goes by default), in a workspace
   // without webhook subscriptions, is one statement that commits alone (see moveAlone). Any other move is a transaction.
+  let source: TaskSource = { ref, kept: true };
   for (let tries = 0; actor.webhooks === false && input.position === 0 && tries < 3; tries++) {
-    const done = await moveAlone(actor, ref, input, deps, opts, tries === 0);
+    const done = await moveAlone(actor, source, input, deps, opts, tries === 0);
     if (done === 'elsewhere') break;
-    if (done) return done;
+    if (done && 'data' in done) return done;
+    source = done ? { now: done.now } : { ref, kept: false };
   }
   const result = await deps.store.transaction(async (repos) => {
     const task = await visibleTask(actor, ref, repos);
@@ -227,13 +242,16 @@ export async function moveTaskVersioned(
  * changed meanwhile, or when a plan on what memory had would refuse: nothing was written. 'elsewhere': not such a move.
  */
 async function moveAlone(
-  actor: Actor, ref: string, input: MoveTaskInput, deps: Deps, opts: WriteOptions | undefined, kept: boolean,
-): Promise<Versioned<Task> | 'elsewhere' | undefined> {
-  const view = await deps.store.tasks.view(actor.workspace.id, taskRef(ref), kept);
-  let remembered = view?.kept === true;
+  actor: Actor, source: TaskSource, input: MoveTaskInput, deps: Deps, opts: WriteOptions | undefined, kept: boolean,
+): Promise<Versioned<Task> | { now: TaskView } | 'elsewhere' | undefined> {
+  let remembered = false;
+  let view: (TaskView & { kept?: true }) | undefined;
   let plan: { task: TaskRecord; status: StatusRecord; stamp: string | undefined };
   try {
-    const task = seen(actor, view).task;
+    const from = await taskFrom(actor, source, deps);
+    const task = from.task;
+    view = from.view;
+    remembered = view?.kept === true;
     if (input.boardId !== undefined && input.boardId !== task.boardId) return 'elsewhere';
     assertActive(task);
     if (opts?.ifMatch !== undefined && !opts.ifMatch.includes(task.version)) throw new PreconditionFailed(`Task ${task.key}`, task.version);
@@ -249,20 +267,22 @@ async function moveAlone(
     throw err;
   }
   const { task, status, stamp } = plan;
-  const now = deps.now();
+  const at = deps.now();
   const patch: TaskPatch = {
-    boardId: task.boardId, statusId: status.id, doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now), updatedAt: now,
+    boardId: task.boardId, statusId: status.id, doneAt: doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, at), updatedAt: at,
   };
   // The entries a move to another column makes do not depend on the rank: the column's id and name say it.
   const planned = { ...task, ...patch, statusName: status.name, statusCategory: status.category };
   const entry = changeEntry(deps, actor, task, planned);
   const moved = moveEntry(deps, actor, task, planned);
+  let now: TaskView | undefined;
   const changed = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
     version: task.version, toTop: true, activity: [entry, moved].filter((e) => e !== undefined),
     ...(view?.kept ? { boardMemberIds: view.boardMemberIds } : {}),
     ...(stamp !== undefined ? { placementStamp: stamp } : {}),
+    ...(remembered ? { current: (v: TaskView) => void (now = v) } : {}),
   });
-  if (!changed) return undefined;
+  if (!changed) return now ? { now } : undefined;
   const queued = await taskChangeEvents(deps.store, deps, actor, task, changed.task, entry, moved);
   if (queued) deps.jobs.notify();
   return { data: presentTask(changed.task, changed.details), version: changed.task.version };

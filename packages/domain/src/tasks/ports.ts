@@ -173,12 +173,14 @@ export interface TaskRepos {
      * that one, or (with `also.boardMemberIds`) when its board's members are no longer those, or (with
      * `also.placementStamp`) when its board no longer gives that placement stamp, and then nothing is written. `also`'s
      * labels, jobs and activity entry go in with the change. `also.toTop`: the task goes to the top of the column the
-     * patch names (its rank is found in the statement; the patch gives none).
+     * patch names (its rank is found in the statement; the patch gives none). `also.current`: when a guard does not
+     * hold, the same statement reads the task as it is now and hands it there (a plan on a kept task is made again on
+     * it, with no read of its own).
      */
     updateView(
       id: string, patch: TaskPatch, viewerId: string | null,
       also?: {
-        version?: number; boardMemberIds?: string[] | null; placementStamp?: string; toTop?: boolean;
+        version?: number; boardMemberIds?: string[] | null; placementStamp?: string; toTop?: boolean; current?: (now: TaskView) => void;
         labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[];
       },
     ): Promise<TaskFullView | undefined>;

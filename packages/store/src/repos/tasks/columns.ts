@@ -162,6 +162,11 @@ export interface TaskChangeAlso {
   placementStamp?: string | undefined;
   /** The task goes to the top of the column `data.status_id` names: its rank is found in the statement (the rank index's first). */
   toTop?: boolean | undefined;
+  /**
+   * When the guard does not hold, the same statement reads the task as it is now (with its board's members, without
+   * details) and hands it here: a change planned on what this process had is planned again on it without another read.
+   */
+  current?: ((view: { task: TaskRecord; boardMemberIds: string[] | null }) => void) | undefined;
   /** Labels of the workspace the change names (added when new). */
   labels?: { workspaceId: string; names: string[] } | undefined;
   jobs?: OutboxJob[] | undefined;
@@ -197,7 +202,8 @@ export async function updateTaskView(
   if (labels) values.push(also.labels!.workspaceId, also.labels!.names);
   if (jobs) values.push(...outboxValues(also.jobs!));
   entries.forEach((e, i) => values.push(...entryColumns[i]!.map((c) => e[c])));
-  const shapeKey = `${columns.join(',')}|${guarded}|${members}|${stamped}|${toTop}|${labels}|${jobs}|${entryColumns.map((c) => c.join(',')).join('|')}`;
+  const current = also.current !== undefined;
+  const shapeKey = `${columns.join(',')}|${guarded}|${members}|${stamped}|${toTop}|${current}|${labels}|${jobs}|${entryColumns.map((c) => c.join(',')).join('|')}`;
   let shape = UPDATE_SHAPES.get(shapeKey);
   if (!shape) {
     let next = 0;
@@ -245,6 +251,19 @@ export async function updateTaskView(
       .join('boards', 'boards.id', 'tasks.board_id')
       .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
       .select(detailColumns(db, viewer));
+    if (current) {
+      // Nothing changed: the task as it is now instead, its details left out (one more primary-key probe, only then).
+      q.select(db.raw('true as applied')).unionAll((now) => {
+        now.from('tasks')
+          .join('statuses', 'statuses.id', 'tasks.status_id')
+          .join('boards', 'boards.id', 'tasks.board_id')
+          .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
+          .select(db.raw('null::text[] as subtask_ids, null::json as attachment_list, null::json as time_log_list, null::text[] as doc_ids'))
+          .select(db.raw('null::bigint as column_position, false as applied'))
+          .where('tasks.id', where.id)
+          .whereNotExists((none) => none.select(db.raw('1')).from('changed'));
+      }, true);
+    }
     const { sql, bindings } = q.toSQL();
     const slots = slotsOf(bindings, next);
     if (!slots || next !== values.length) throw new Error('updateTaskView: a value is not a bound parameter');
@@ -254,5 +273,9 @@ export async function updateTaskView(
   const [row] = await UPDATES(db, shape.sql, bind(shape.slots, values), true);
   if (!row) return undefined;
   const task = TASK.read(row);
+  if (row.applied === false) {
+    also.current?.({ task, boardMemberIds: row.board_member_ids ?? null });
+    return undefined;
+  }
   return { task, boardMemberIds: row.board_member_ids ?? null, details: details(row, task) };
 }

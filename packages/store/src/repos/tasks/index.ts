@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { RANK_STEP, type Repos } from '@tt/domain';
+import { RANK_STEP, type Repos, type TaskView } from '@tt/domain';
 import { named } from '../../compiled.js';
 import { labelsInsert } from '../people.js';
 import { activityWithInsert } from '../activity.js';
@@ -127,7 +127,12 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       if (Object.keys(data).length) await db('tasks').where({ id }).update({ ...data, version: db.raw('version + 1') });
     },
     async updateView(id, p, viewerId, also) {
-      const view = await updateTaskView(db, id, TASK.write(p), viewerId, also);
+      // The task as it is now, when a guard did not hold, is kept too (it was read outside any transaction).
+      const current = also?.current && ((now: TaskView) => {
+        keepTask(db, now);
+        also.current!(now);
+      });
+      const view = await updateTaskView(db, id, TASK.write(p), viewerId, { ...also, current });
       keepTask(db, view);
       return view;
     },
