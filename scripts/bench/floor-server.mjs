@@ -33,10 +33,11 @@ const TASK = `t.id, t.project_id as "projectId", t.board_id as "boardId", t.stat
   t.archived_at as "archivedAt", t.done_at as "doneAt", t.created_at as "createdAt", t.updated_at as "updatedAt",
   s.name as "statusName", s.category as "statusCategory"`;
 
-// The full form by key as the spec gives it (the summary's fields, the description in both forms, the checklist,
-// subtasks, time logs, attachments and linked pages; no position in the column and no ETag, which the spec does not
-// ask of it), in one prepared statement on the key's index, put in the spec's shape here.
-const BY_KEY = `select t.id, t.key, t.project_id, t.board_id, t.status_id, s.name as status_name, s.category as status_category, t.title, t.type,
+// The full form as the spec gives it (the summary's fields, the description in both forms, the checklist, subtasks,
+// time logs, attachments and linked pages; no position in the column and no ETag, which the spec does not ask of it),
+// read from the task row `t` and its column `s`: by key in one prepared statement on the key's index, and as the
+// answer of a PATCH or a move, from the changed row, in the statement that changes it.
+const FULL = `t.id, t.key, t.project_id, t.board_id, t.status_id, s.name as status_name, s.category as status_category, t.title, t.type,
     t.priority, t.assignee_id, t.assignee_ids, t.reporter_id, t.labels, t.due_date, t.parent_id, t.time_estimate_seconds, t.time_spent_seconds,
     t.archived_at, t.done_at, t.created_at, t.updated_at, t.description_html, t.description_text, t.checklist,
     coalesce((select array_agg(c.id order by c.id) from tasks c where c.parent_id = t.id), '{}') as subtask_ids,
@@ -44,24 +45,27 @@ const BY_KEY = `select t.id, t.key, t.project_id, t.board_id, t.status_id, s.nam
       'seconds', l.seconds, 'date', l.date, 'note', l.note) order by l.date, l.id) from time_logs l where l.task_id = t.id), '[]') as time_logs,
     coalesce((select json_agg(json_build_object('id', a.id, 'name', a.name, 'size', a.size, 'type', a.type) order by a.id)
       from attachments a where a.task_id = t.id), '[]') as attachments,
-    coalesce((select array_agg(dt.doc_id) from doc_tasks dt where dt.task_id = t.id), '{}') as doc_ids
-  from tasks t join statuses s on s.id = t.status_id where t.workspace_id = $1 and t.key = $2`;
+    coalesce((select array_agg(dt.doc_id) from doc_tasks dt where dt.task_id = t.id), '{}') as doc_ids`;
+/** FULL read from another alias of the task row (a data-modifying CTE's). */
+const fullOf = (alias) => FULL.replace(/\bt\./g, `${alias}.`);
+const BY_KEY = `select ${FULL} from tasks t join statuses s on s.id = t.status_id where t.workspace_id = $1 and t.key = $2`;
+
+/** A row of FULL in the spec's shape. */
+const fullForm = (t) => ({
+  id: t.id, key: t.key, projectId: t.project_id, boardId: t.board_id, statusId: t.status_id, status: { name: t.status_name, category: t.status_category },
+  title: t.title, type: t.type, priority: t.priority, assigneeId: t.assignee_id, assigneeIds: t.assignee_ids, reporterId: t.reporter_id,
+  labels: t.labels, dueDate: t.due_date, parentId: t.parent_id, timeEstimateSeconds: t.time_estimate_seconds, timeSpentSeconds: t.time_spent_seconds,
+  archived: t.archived_at !== null, doneAt: t.done_at, archivedAt: t.archived_at, createdAt: t.created_at, updatedAt: t.updated_at,
+  description: t.description_html, descriptionText: t.description_text, checklist: t.checklist, subtaskIds: t.subtask_ids,
+  timeLogs: t.time_logs, attachments: t.attachments, docIds: t.doc_ids,
+});
 
 app.get('/v1/tasks/:key', async (req, res) => {
   const key = await auth(req, res);
   if (!key) return;
   const { rows: [t] } = await pool.query({ name: 'task-by-key', text: BY_KEY, values: [key.workspace_id, req.params.key.toUpperCase()] });
   if (!t) return void res.status(404).json({ error: { code: 'not_found' } });
-  res.json({
-    data: {
-      id: t.id, key: t.key, projectId: t.project_id, boardId: t.board_id, statusId: t.status_id, status: { name: t.status_name, category: t.status_category },
-      title: t.title, type: t.type, priority: t.priority, assigneeId: t.assignee_id, assigneeIds: t.assignee_ids, reporterId: t.reporter_id,
-      labels: t.labels, dueDate: t.due_date, parentId: t.parent_id, timeEstimateSeconds: t.time_estimate_seconds, timeSpentSeconds: t.time_spent_seconds,
-      archived: t.archived_at !== null, doneAt: t.done_at, archivedAt: t.archived_at, createdAt: t.created_at, updatedAt: t.updated_at,
-      description: t.description_html, descriptionText: t.description_text, checklist: t.checklist, subtaskIds: t.subtask_ids,
-      timeLogs: t.time_logs, attachments: t.attachments, docIds: t.doc_ids,
-    },
-  });
+  res.json({ data: fullForm(t) });
 });
 
 const ORDERS = {
@@ -165,8 +169,9 @@ app.post('/v1/tasks', express.json(), async (req, res) => {
   res.status(201).json({ data: rows[0] });
 });
 
-// A change of title and priority: one update that moves the version, by key, with the row back, and its task.updated
-// entry holding the fields that changed, from and to (the row as it was comes from the statement's snapshot).
+// A change of title and priority: one update that moves the version, by key, and its task.updated entry holding the
+// fields that changed, from and to (the row as it was comes from the statement's snapshot), answering the full form as
+// the spec's PATCH does (a move too).
 app.patch('/v1/tasks/:key', express.json(), async (req, res) => {
   const key = await auth(req, res);
   if (!key) return;
@@ -178,11 +183,11 @@ app.patch('/v1/tasks/:key', express.json(), async (req, res) => {
           d as (select u.*, (select coalesce(jsonb_agg(jsonb_build_object('field', f, 'from', a, 'to', z)), '[]') from
                   (values ('title', u.old_title, u.title), ('priority', u.old_priority, u.priority)) c(f, a, z) where a is distinct from z) as changes from u),
           act as (${entry('d', 'task.updated', 'd.changes')} where jsonb_array_length(d.changes) > 0)
-     select ${TASK.replaceAll('t.', 'u.')} from u join statuses s on s.id = u.status_id`,
+     select ${fullOf('u')} from u join statuses s on s.id = u.status_id`,
     [...head(key, Date.now()), req.params.key.toUpperCase(), b.title ?? null, b.priority ?? null],
   );
   if (!rows[0]) return void res.status(404).json({ error: { code: 'not_found' } });
-  res.json({ data: rows[0] });
+  res.json({ data: fullForm(rows[0]) });
 });
 
 // A move to the top of a column (the spec's default position 0): the column's first rank by the rank index, the
@@ -202,11 +207,11 @@ app.post('/v1/tasks/:key/move', express.json(), async (req, res) => {
                 returning t.*, o.status_id as old_status_id, os.name as old_status_name),
           act as (${entry('u', 'task.moved', `case when u.old_status_id = u.status_id then '[]'::jsonb else jsonb_build_array(jsonb_build_object('field', 'status',
                     'from', jsonb_build_object('id', u.old_status_id, 'name', u.old_status_name), 'to', jsonb_build_object('id', u.status_id, 'name', (select name from s)))) end`)})
-     select ${TASK.replaceAll('t.', 'u.')} from u join statuses s on s.id = u.status_id`,
+     select ${fullOf('u')} from u join statuses s on s.id = u.status_id`,
     [...head(key, Date.now()), req.params.key.toUpperCase(), b.statusId],
   );
   if (!rows[0]) return void res.status(404).json({ error: { code: 'not_found' } });
-  res.status(201).json({ data: rows[0] });
+  res.status(201).json({ data: fullForm(rows[0]) });
 });
 
 // A comment, as the API writes one without mentions or a reply: the comment, the task's updated_at and version, the
