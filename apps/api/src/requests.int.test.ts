@@ -376,10 +376,18 @@ describe('round-trips', () => {
       const appended = sql.findIndex((q) => /insert into comments/.test(q));
       // (What follows it is the in-process worker delivering the comment's notification.)
       expect(sql.slice(0, appended + 1), sql.join('\n')).toHaveLength(2);
-      const got = (await h.call(ws.token, 'GET', `/tasks/${t.key}`));
+      // The task this process keeps moved on with the comment: a second comment, with nothing read between, is two
+      // statements too.
+      const again = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'POST', `/tasks/${t.key}/comments`, { text: 'another word' });
+      });
+      expect(res.status).toBe(201);
+      expect(again.filter((q) => /insert into comments/.test(q)), again.join('\n')).toHaveLength(1);
+      expect(again.slice(0, again.findIndex((q) => /insert into comments/.test(q)) + 1), again.join('\n')).toHaveLength(2);
+      const got = await h.call(ws.token, 'GET', `/tasks/${t.key}`);
       expect(got.body.data.updatedAt).toBe(res.body.data.createdAt);
-      // The task's version moved with the comment (its updatedAt changed).
-      expect(Number(JSON.parse(got.headers.get('etag')!))).toBe(Number(JSON.parse(etag)) + 1);
+      // The task's version moved with each comment (its updatedAt changed).
+      expect(Number(JSON.parse(got.headers.get('etag')!))).toBe(Number(JSON.parse(etag)) + 2);
     });
 
     it('a revoked key fails on the next request: nothing serves it from a cache', async () => {

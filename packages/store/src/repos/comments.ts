@@ -5,6 +5,7 @@ import { newId, pageById } from '../util.js';
 import { activityRow } from './activity.js';
 import { outboxInsert, outboxValues } from './outbox.js';
 import { COMMENT } from './tasks/columns.js';
+import { keptVersionMoved } from './tasks/kept.js';
 
 type Row = Record<string, any>;
 
@@ -45,7 +46,10 @@ export function commentRepo(db: Knex): Repos['comments'] {
         c.createdAt, task.id, task.version, ...(members ? [task.boardMemberIds] : []),
         ...commentColumns.map((k) => comment[k]), ...outboxValues(jobs), ...entryColumns.map((k) => entry[k]),
       ]);
-      return row ? COMMENT.read(row) : undefined;
+      if (!row) return undefined;
+      // The task this process keeps moved on with the comment: the next comment or change on it plans on what is true.
+      keptVersionMoved(db, c.workspaceId, task.id, task.version, { updatedAt: c.createdAt });
+      return COMMENT.read(row);
     },
     async get(taskId, id) {
       const row = await db('comments').where({ task_id: taskId, id }).first();

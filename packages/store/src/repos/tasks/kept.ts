@@ -51,11 +51,12 @@ export function keepTask(db: Knex, view: TaskView | undefined): void {
 }
 
 /**
- * A statement that moved a task's version from `from` (guarded by it) and changed nothing else of its record, as a
- * subtask's create does to its parent: the kept task, if it was at `from`, is kept at the next version.
+ * A statement that moved a task's version from `from` (guarded by it) and changed nothing else of its record but
+ * `changed`, as a subtask's create does to its parent and a comment to its task (its `updatedAt`): the kept task, if
+ * it was at `from`, is kept at the next version.
  */
-export function keptVersionMoved(db: Knex, workspaceId: string, id: string, from: number): void {
+export function keptVersionMoved(db: Knex, workspaceId: string, id: string, from: number, changed: { updatedAt?: number } = {}): void {
   const entry = tasksOf(db)?.tasks.get(byId(workspaceId, id));
   if (!entry || entry.task.version !== from) return;
-  keepTask(db, { task: { ...entry.task, version: from + 1 }, boardMemberIds: entry.boardMemberIds });
+  keepTask(db, { task: { ...entry.task, ...changed, version: from + 1 }, boardMemberIds: entry.boardMemberIds });
 }
