@@ -45,6 +45,11 @@ export async function addComment(actor: Actor, ref: string, input: CreateComment
       task: { id: task.id, version: task.version, ...(remembered ? { boardMemberIds: view.boardMemberIds } : {}) }, jobs, activity: entry,
     });
     if (created) {
+      // No subscription takes the event (the key's read said so): recording it only tells the change feed's watchers.
+      await recordEvent(deps.store, deps, {
+        workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created', subject: { task },
+        data: () => ({ actorId: actor.user.id, comment: presentComment(created), task: taskRefOf(task) }),
+      }, []);
       deps.jobs.notify();
       return presentComment(created);
     }
