@@ -5,7 +5,7 @@ import { newId, pageById } from '../util.js';
 import { activityRow } from './activity.js';
 import { outboxInsert, outboxValues } from './outbox.js';
 import { COMMENT } from './tasks/columns.js';
-import { keptVersionMoved } from './tasks/kept.js';
+import { boardMembersHeld, keptVersionMoved } from './tasks/kept.js';
 
 type Row = Record<string, any>;
 
@@ -20,7 +20,7 @@ function appendStatement(commentColumns: string[], entryColumns: string[], membe
     const marks = (cols: string[]) => cols.map(() => '?').join(', ');
     // Every write hangs on `changed`: the task at the version the comment was planned on (and its board's members).
     sql = `with changed as (update tasks set updated_at = ?, version = version + 1 where id = ? and version = ?
-                            ${members ? 'and (select b.member_ids from boards b where b.id = tasks.board_id) is not distinct from ?::text[]' : ''}
+                            ${members ? `and ${boardMembersHeld('tasks')}` : ''}
                             returning id),
                  comment_added as (insert into comments (${list(commentColumns)}) select ${marks(commentColumns)} from changed returning *),
                  jobs_added as (${outboxInsert('changed')}),

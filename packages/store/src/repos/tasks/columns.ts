@@ -8,6 +8,7 @@ import { activityRow } from '../activity.js';
 import { outboxInsert, outboxValues } from '../outbox.js';
 import { labelsInsert } from '../people.js';
 import { placementStamp } from '../projects.js';
+import { boardMembersHeld } from './kept.js';
 
 type Row = Record<string, any>;
 
@@ -226,7 +227,7 @@ export async function updateTaskView(
     const q = db.with('changed', (w) => {
       w.from('tasks').where(where);
       // The board's members as the plan read them: who may see the task has not changed since (one primary-key probe).
-      if (board !== undefined) w.whereRaw('(select b.member_ids from boards b where b.id = tasks.board_id) is not distinct from ?::text[]', [board]);
+      if (board !== undefined) w.whereRaw(boardMembersHeld('tasks'), [board]);
       // The board, its columns, its project and its rules as the plan read them.
       if (stamp !== undefined) {
         w.whereRaw(`(select ${placementStamp('b', 'p')} from boards b join projects p on p.id = b.project_id where b.id = tasks.board_id) = ?`, [stamp]);

@@ -7,7 +7,7 @@ import { outboxInsert, outboxValues } from '../outbox.js';
 import { firstOpenBoard, placementStamp } from '../projects.js';
 import { newId } from '../../util.js';
 import { ATTACHMENT, TASK, TASK_SELECT, updateTaskView, viewTask } from './columns.js';
-import { keepTask, keptTask, keptVersionMoved } from './kept.js';
+import { boardMembersHeld, keepTask, keptTask, keptVersionMoved } from './kept.js';
 import { listTasks } from './list.js';
 
 export { taskListQueries } from './list.js';
@@ -54,7 +54,7 @@ export function taskRepo(db: Knex): Repos['tasks'] {
         db,
         `with ${check ? held(check.first !== undefined) : ''}
               ${parent ? `parent_bumped as (update tasks set version = version + 1 where id = ? and version = ?
-                            ${members ? 'and (select b.member_ids from boards b where b.id = tasks.board_id) is not distinct from ?::text[]' : ''}
+                            ${members ? `and ${boardMembersHeld('tasks')}` : ''}
                             ${check ? 'and exists (select from held)' : ''} returning id),` : ''}
               labels_added as (${labelsInsert(gate)}),
               jobs_added as (${outboxInsert(gate)}),

@@ -2,6 +2,13 @@ import type { Knex } from 'knex';
 import type { TaskView } from '@tt/domain';
 import { keepAtMost } from '../../util.js';
 
+/**
+ * The check a change planned on a kept task makes of it in its own statement, besides the version: the board of the
+ * task row `task` (an alias) still has the members (one bound value; null: an open board) the plan saw.
+ */
+export const boardMembersHeld = (task: string): string =>
+  `(select b.member_ids from boards b where b.id = ${task}.board_id) is not distinct from ?::text[]`;
+
 /** At most this many tasks are kept per database, the oldest forgotten first. */
 const TASKS_KEPT = 5_000;
 /**
