@@ -1,6 +1,6 @@
 import { type Deps, DomainError, job, missingRef, type OutboxJob, rejected, type Repos, richText } from '../shared/index.js';
 import { type Actor, canSeeBoard, requireScope } from '../keys/index.js';
-import { checkVersion, PreconditionFailed, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
+import { checkSeenVersion, checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
 import {
   assertActive, boardFor, checklistItems, checkParent, checkUsers, columnOf, dedupe, doneAtFor, rankFor,
   written,
@@ -106,7 +106,7 @@ async function editAlone(
     const { task, view } = await taskFrom(actor, source, deps);
     remembered = view?.kept === true;
     assertActive(task);
-    if (opts?.ifMatch !== undefined && !opts.ifMatch.includes(task.version)) throw new PreconditionFailed(`Task ${task.key}`, task.version);
+    checkSeenVersion(task, `Task ${task.key}`, opts);
     plan = { ...(await planChange(actor, task, input, deps.store, deps, ctx)), task, ...(view ? { view } : {}) };
   } catch (err) {
     if (remembered && err instanceof DomainError) return undefined;
@@ -254,7 +254,7 @@ async function moveAlone(
     remembered = view?.kept === true;
     if (input.boardId !== undefined && input.boardId !== task.boardId) return 'elsewhere';
     assertActive(task);
-    if (opts?.ifMatch !== undefined && !opts.ifMatch.includes(task.version)) throw new PreconditionFailed(`Task ${task.key}`, task.version);
+    checkSeenVersion(task, `Task ${task.key}`, opts);
     const place = await deps.store.boards.placement(actor.workspace.id, task.boardId, [], kept);
     remembered ||= place?.check !== undefined;
     if (!place || !canSeeBoard(actor, place.board)) throw missingRef('boardId', `board ${task.boardId}`);

@@ -58,12 +58,20 @@ export async function checkVersion(
   what: string,
   opts: WriteOptions | undefined,
 ): Promise<void> {
-  const expected = opts?.ifMatch;
-  if (expected === undefined) return;
-  if (!expected.includes(object.version)) throw new PreconditionFailed(what, object.version);
+  if (opts?.ifMatch === undefined) return;
+  checkSeenVersion(object, what, opts);
   const current = await repos.versions.lock(kind, object.id);
   if (current === undefined) throw notFound(what);
   if (current !== object.version) throw new PreconditionFailed(what, current);
+}
+
+/**
+ * A write's precondition against the version it was planned on, with no lock: a write that is one statement guarded by
+ * that version checks the rest itself (it writes nothing if the object moved on meanwhile).
+ */
+export function checkSeenVersion(object: { version: number }, what: string, opts: WriteOptions | undefined): void {
+  const expected = opts?.ifMatch;
+  if (expected !== undefined && !expected.includes(object.version)) throw new PreconditionFailed(what, object.version);
 }
 
 /** Turns a use case that returns a versioned object into one that returns only the object. */
