@@ -3,7 +3,7 @@ import {
 } from '../shared/index.js';
 import { type Actor, requireScope } from '../keys/index.js';
 import { activityTask, assertActive, findVisibleTask, seen, taskRef, type TaskRecord, taskRefOf, visibleTask } from '../tasks/index.js';
-import { recordEvent, subscriptionsKnown } from '../webhooks/index.js';
+import { recordEvent, subscriptionsKnown, type WebhookRecord } from '../webhooks/index.js';
 import type { CommentRecord } from './ports.js';
 import { presentComment } from './present.js';
 import type { Comment, CreateCommentInput } from './schema.js';
@@ -46,10 +46,7 @@ export async function addComment(actor: Actor, ref: string, input: CreateComment
     });
     if (created) {
       // No subscription takes the event (the key's read said so): recording it only tells the change feed's watchers.
-      await recordEvent(deps.store, deps, {
-        workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created', subject: { task },
-        data: () => ({ actorId: actor.user.id, comment: presentComment(created), task: taskRefOf(task) }),
-      }, []);
+      await commentEvent(deps.store, deps, actor, task, created, []);
       deps.jobs.notify();
       return presentComment(created);
     }
@@ -60,14 +57,21 @@ export async function addComment(actor: Actor, ref: string, input: CreateComment
     await repos.tasks.update(task.id, { updatedAt: created.createdAt });
     await repos.outbox.add(jobs);
     await repos.activity.add([entry]);
-    await recordEvent(repos, deps, {
-      workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created', subject: { task },
-      data: () => ({ actorId: actor.user.id, comment: presentComment(created), task: taskRefOf(task) }),
-    }, subscriptionsKnown(actor));
+    await commentEvent(repos, deps, actor, task, created, subscriptionsKnown(actor));
     return created;
   });
   deps.jobs.notify();
   return presentComment(comment);
+}
+
+/** The comment.created event (and the change feed's note of the task), for `known` subscriptions (undefined: looked up). */
+function commentEvent(
+  repos: Repos, deps: Deps, actor: Actor, task: TaskRecord, created: CommentRecord, known: WebhookRecord[] | undefined,
+): Promise<number> {
+  return recordEvent(repos, deps, {
+    workspaceId: task.workspaceId, projectId: task.projectId, type: 'comment.created', subject: { task },
+    data: () => ({ actorId: actor.user.id, comment: presentComment(created), task: taskRefOf(task) }),
+  }, known);
 }
 
 /** Checks a comment on `task` (the reply it answers, the people it mentions) and makes it, its job and its entry, writing nothing. */
