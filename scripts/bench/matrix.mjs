@@ -156,6 +156,14 @@ async function run(size) {
       const project = columns[20].project_id;
       let k = 0;
       let n = 0;
+      /** A create placed by `place(n)`, assigned to another member (a notification) and labelled. */
+      const create = (place) => ({
+        method: 'POST', path: '/v1/tasks',
+        setupRequest: (req) => {
+          n++;
+          return { ...req, body: JSON.stringify({ title: `${WRITE_TITLE} ${n}`, ...place(n), assigneeIds: [userIds[1 + (n % (userIds.length - 1))]], labels: ['perf'] }) };
+        },
+      });
       const list = (path) => ({ method: 'GET', path: `/v1/tasks?${path}` });
       const scenarios = [
         ['GET /tasks/{key}', { method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tasks/${keys[k++ % keys.length]}` }) }],
@@ -185,17 +193,11 @@ async function run(size) {
         ['GET /tasks?orderBy=priority', list('orderBy=priority&limit=100')],
         ['GET /tasks?projectId&orderBy=dueDate', list(`projectId=${project}&orderBy=dueDate&limit=100`)],
         ['GET /tasks?orderBy=updated', list('orderBy=updated&limit=100')],
-        ['POST /tasks', {
-          method: 'POST', path: '/v1/tasks',
-          setupRequest: (req) => ({
-            ...req,
-            body: JSON.stringify({ title: `${WRITE_TITLE} ${++n}`, boardId: boards[n % boards.length], assigneeIds: [userIds[1 + (n % (userIds.length - 1))]], labels: ['perf'] }),
-          }),
-        }],
+        ['POST /tasks', create((i) => ({ boardId: boards[i % boards.length] }))],
         // The writes to existing tasks give each side its own half of the tasks: a side's change would otherwise move
         // the version of the tasks the other side changes next, and the API plans a change on the task as it last had
         // it (docs/performance.md, "Writes planned on memory"), so every API turn would start on tasks changed behind
-        // it. What a change made elsewhere costs is its own row, below the matrix.
+        // it. What a change made elsewhere costs is described there too.
         ['PATCH /tasks/{key}', perSide(keys, (own) => ({
           method: 'PATCH',
           setupRequest: (req) => ({ ...req, path: `/v1/tasks/${own[k++ % own.length]}`, body: JSON.stringify({ title: `Renamed ${++n}`, priority: n % 2 ? 'high' : 'low' }) }),
@@ -213,20 +215,8 @@ async function run(size) {
           method: 'POST',
           setupRequest: (req) => ({ ...req, path: `/v1/tasks/${own[k++ % own.length]}/comments`, body: JSON.stringify({ text: `${WRITE_COMMENT} ${++n}` }) }),
         }))],
-        ['POST /tasks (projectId)', {
-          method: 'POST', path: '/v1/tasks',
-          setupRequest: (req) => ({
-            ...req,
-            body: JSON.stringify({ title: `${WRITE_TITLE} ${++n}`, projectId: projects[n % projects.length], assigneeIds: [userIds[1 + (n % (userIds.length - 1))]], labels: ['perf'] }),
-          }),
-        }],
-        ['POST /tasks (parentId)', perSide(parents, (own) => ({
-          method: 'POST', path: '/v1/tasks',
-          setupRequest: (req) => {
-            const parent = own[++n % own.length];
-            return { ...req, body: JSON.stringify({ title: `${WRITE_TITLE} ${n}`, boardId: parent.board_id, parentId: parent.id, assigneeIds: [userIds[1 + (n % (userIds.length - 1))]], labels: ['perf'] }) };
-          },
-        }))],
+        ['POST /tasks (projectId)', create((i) => ({ projectId: projects[i % projects.length] }))],
+        ['POST /tasks (parentId)', perSide(parents, (own) => create((i) => ({ boardId: own[i % own.length].board_id, parentId: own[i % own.length].id })))],
       ];
       // A scenario is one request for both sides, or `sides` (a request each) with the API side on another process.
       const requestOf = (scenario, side) => scenario.sides?.[side] ?? scenario;
