@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { cutWhole } from '@tt/domain';
 import { gatedServer } from '../server.js';
 import { StreamRegistry } from '../subscriptions/streams.js';
-import { errorLine, gateText, gateValue } from './gate.js';
+import { errorLine, gateText, gateValue, sweepDefinition } from './gate.js';
 import { clip, cutAt, cutPoint, echo, fence, fenceInline, fenceLines, fenceTable, neutralise, plain } from './untrusted.js';
 
 /** What the gate must never let out: a smuggling character, a lone surrogate. */
@@ -54,6 +54,16 @@ describe('the answer gate', () => {
     expect(out).toEqual({ a: { id: 'tsk_1' }, b: { title: 'xy' } });
     expect(out.a).toBe(mixed.a);
     expect(mixed.b.title).toBe('x\u200By');
+  });
+
+  it('sweepDefinition gives back a clean definition as it is and copies only the paths it changes, keys in order', () => {
+    const clean = { tools: [{ name: 'get_task', description: 'Reads a task.', inputSchema: { type: 'object', required: ['task'] } }] };
+    expect(sweepDefinition(clean)).toBe(clean);
+    const mixed = JSON.parse('{"a":{"id":"x"},"b":"x\u200By","c":["\uD800",1],"__proto__":{"d":"e"}}');
+    const out = sweepDefinition(mixed);
+    expect(JSON.stringify(out)).toBe('{"a":{"id":"x"},"b":"xy","c":["\uFFFD",1],"__proto__":{"d":"e"}}');
+    expect(out.a).toBe(mixed.a);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 
   it('lets no smuggling character, lone surrogate or forged tag out of composed text, fenced or not', () => {

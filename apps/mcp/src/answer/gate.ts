@@ -194,18 +194,41 @@ interface Hookable {
 /** Results that are the server's own definitions (tool and prompt lists, the handshake): strings kept as written, only swept. */
 const DEFINITIONS = new Set(['initialize', 'server/discover', 'ping', 'tools/list', 'prompts/list', 'resources/templates/list']);
 
-/** A definition's strings swept of smuggling characters and lone surrogates, nothing else changed. */
-function sweep<T>(value: T): T {
+/**
+ * A definition's strings swept of smuggling characters and lone surrogates, nothing else changed. Like gateValue, a
+ * value the sweep leaves as it is comes back as it is: a tool list the server wrote clean is not copied on every call.
+ */
+export function sweepDefinition<T>(value: T): T {
   if (typeof value === 'string') return strip(wellFormed(value)) as T;
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(sweep) as T;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
-    const v = sweep((value as Record<string, unknown>)[k]);
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = sweepDefinition(value[i] as unknown);
+      if (!out && v !== value[i]) out = value.slice(0, i);
+      out?.push(v);
+    }
+    return (out ?? value) as T;
   }
-  return out as T;
+  const source = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  let i = 0;
+  for (const k in source) {
+    if (!Object.hasOwn(source, k)) continue;
+    const v = sweepDefinition(source[k]);
+    if (!out && v !== source[k]) {
+      out = {};
+      let j = 0;
+      for (const earlier in source) {
+        if (!Object.hasOwn(source, earlier)) continue;
+        if (j++ === i) break;
+        put(out, earlier, source[earlier]);
+      }
+    }
+    if (out) put(out, k, v);
+    i++;
+  }
+  return (out ?? value) as T;
 }
 
 /** Marks a context whose request reached its handler (so a fault before it, the SDK's parameter check, is -32602). */
@@ -222,7 +245,7 @@ export function installGate(server: object, onFault: (e: unknown, method: string
   const answer = async (method: string, handler: Handler, request: unknown, ctx: unknown): Promise<unknown> => {
     try {
       const result = await handler(request, ctx);
-      return DEFINITIONS.has(method) ? sweep(result) : gateResult(result);
+      return DEFINITIONS.has(method) ? sweepDefinition(result) : gateResult(result);
     } catch (e) {
       const before = ctx !== null && typeof ctx === 'object' && !reached.has(ctx);
       // The SDK checks a request's parameters before the handler runs, and throws a plain Error with a validation dump.
