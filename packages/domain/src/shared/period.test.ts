@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.js';
+import { DateTime } from 'luxon';
 import { dayBounds, dayOf, reportPeriod, today, wallClock, weekday } from './period.js';
 
 // 2026-11-30 22:30 UTC is already 2026-12-01 in Moscow (UTC+3).
 const LATE = Date.UTC(2026, 10, 30, 22, 30);
 
 describe('report period', () => {
+  it('today is the zone\'s date at every instant, across midnights and days of 23 and 25 hours, asked in any order', () => {
+    const start = Date.UTC(2026, 2, 6); // New York and Sydney change their clocks in the days that follow
+    const instants = Array.from({ length: 1200 }, (_, i) => start + i * 17 * 60_000 + (i % 7) * 1000);
+    // Forward, then backward, then jumping: a remembered day must never answer for an instant outside it.
+    const order = [...instants, ...[...instants].reverse(), ...instants.filter((_, i) => i % 3 === 0), ...instants.filter((_, i) => i % 3 === 1)];
+    for (const zone of ['America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC']) {
+      for (const at of order) expect(today(zone, at)).toBe(DateTime.fromMillis(at, { zone }).toISODate());
+    }
+  });
+
   it('defaults to the 1st of the current month to today in the zone', () => {
     expect(today('Europe/Moscow', LATE)).toBe('2026-12-01');
     expect(today('UTC', LATE)).toBe('2026-11-30');

@@ -11,9 +11,22 @@ export function wallClock(at: number, timezone: string): string {
   return (t.isValid ? t : DateTime.fromMillis(at, { zone: 'UTC' })).toFormat('yyyy-LL-dd HH:mm ZZ');
 }
 
+/** The day each zone was last asked for, with the instants it starts and ends: one date per zone and day, not one per call. */
+const days = new Map<string, { date: string; from: number; to: number }>();
+
 /** Today's date (YYYY-MM-DD) in a time zone. */
 export function today(timezone: string, now: number): string {
-  return DateTime.fromMillis(now, { zone: timezone }).toISODate()!;
+  const known = days.get(timezone);
+  if (known && now >= known.from && now < known.to) return known.date;
+  const t = DateTime.fromMillis(now, { zone: timezone });
+  const date = t.toISODate()!;
+  if (t.isValid) {
+    const start = t.startOf('day');
+    // Zones are a few hundred names at most; a workspace's zone is one of them.
+    if (days.size >= 1000) days.clear();
+    days.set(timezone, { date, from: start.toMillis(), to: start.plus({ days: 1 }).toMillis() });
+  }
+  return date;
 }
 
 /**
