@@ -105,6 +105,8 @@ const profileKey = (era: Era, p: Profile): string =>
 
 /** `fixtures`: every server also serves the conformance suite's fixtures (MCP_CONFORMANCE_FIXTURES, test only). */
 export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
+  // The tools that answer tasks are known from the start: a task listen or tasks/get may come before any server is built.
+  noteTaskTools(o.fixtures ? [...TOOLS, ...fixtureTools('modern')] : TOOLS);
   const idle = new Map<string, McpServer[]>();
   // The shelf each kept server goes back to (fresh and describing servers have none).
   const home = new WeakMap<McpServer, McpServer[]>();
