@@ -13,7 +13,6 @@ import { createServerPool, toolScopes } from './server.js';
 import type { ToolContext } from './tool.js';
 import { parseSession } from './edge/session.js';
 import { tracedLogger } from './edge/trace.js';
-import { answerTaskRequest } from './tools/tasks-bulk.js';
 
 export interface McpAppOptions {
   runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'> & Partial<Pick<Runtime, 'drain' | 'redis'>>;
@@ -111,8 +110,6 @@ export function createMcpApp(o: McpAppOptions): McpApp {
       };
       try {
         let scope: ListenScope | void = undefined;
-        const method = (req.body as { method?: unknown } | null)?.method;
-        if (method === 'tasks/get' || method === 'tasks/cancel') return await answerTaskRequest(req, res, ctx);
         if (o.beforeListen && (req.body as { method?: unknown } | null)?.method === 'subscriptions/listen') scope = await o.beforeListen(req, res, ctx);
         // beforeListen answered (a refusal in JSON-RPC): nothing more to serve.
         if (res.headersSent) return;

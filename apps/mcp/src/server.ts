@@ -19,6 +19,8 @@ import { CONVENTION } from './answer/untrusted.js';
 import { installGate } from './answer/gate.js';
 import { carried, type HandlerExtra } from './edge/context.js';
 import { FIXTURE_PROMPTS, fixtureTools, registerFixtures } from './conformance/index.js';
+import { TASKS_EXTENSION } from './mcp-tasks/extension.js';
+import { noteTaskTools, registerTaskMethods } from './mcp-tasks/runs.js';
 
 export const SERVER_INSTRUCTIONS = [
   'You work in a team task tracker as the user who owns the API key (see whoami: it also gives today\'s date and the time zone); ' +
@@ -103,6 +105,8 @@ const profileKey = (era: Era, p: Profile): string =>
 
 /** `fixtures`: every server also serves the conformance suite's fixtures (MCP_CONFORMANCE_FIXTURES, test only). */
 export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
+  // The tools that answer tasks are known from the start: a task listen or tasks/get may come before any server is built.
+  noteTaskTools(o.fixtures ? [...TOOLS, ...fixtureTools('modern')] : TOOLS);
   const idle = new Map<string, McpServer[]>();
   // The shelf each kept server goes back to (fresh and describing servers have none).
   const home = new WeakMap<McpServer, McpServer[]>();
@@ -184,12 +188,17 @@ export function buildMcpServer(p: Profile, era: Era = 'legacy', o: { fixtures?: 
     { name: 'task-tracker', version: '1.0.0' },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, cacheHints: CACHE_HINTS },
   );
-  registerTools(server, o.fixtures ? [...TOOLS, ...fixtureTools(era)] : TOOLS, p);
+  const tools = o.fixtures ? [...TOOLS, ...fixtureTools(era)] : TOOLS;
+  registerTools(server, tools, p);
   registerResources(server, p);
   registerViews(server, p);
   registerPrompts(server, p, o.fixtures ? FIXTURE_PROMPTS : []);
   if (o.fixtures) registerFixtures(server, era);
-  // 2026-07-28: the tasks extension is honoured (update_tasks' long calls, tasks/get, tasks/cancel; tools/tasks-bulk.ts).
-  if (era === 'modern') server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+  // 2026-07-28: the tasks extension is honoured (tools with `task`, such as update_tasks' long calls; mcp-tasks/runs.ts).
+  if (era === 'modern') {
+    server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } });
+    noteTaskTools(tools);
+    registerTaskMethods(server);
+  }
   return server;
 }

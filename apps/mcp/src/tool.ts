@@ -2,13 +2,14 @@ import { type CallToolResult as SdkCallToolResult, type InputRequiredResult, typ
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isOutcomeUnknown, isUnavailable, timeToolCall, toolOutcome, UNAVAILABLE_MESSAGE } from '@tt/http';
-import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type Deps, type Scope } from '@tt/domain';
+import { assertJsonObject, assertShallow, assertStorable, DomainError, hasScope, type Actor, type RunRecord, type Deps, type RunOutcome, type Scope } from '@tt/domain';
 import { errorText } from './answer/error-text.js';
 import { composed } from './answer/gate.js';
 import { humanIssues } from './issues.js';
 import { listedAnnotations, toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './edge/session.js';
 import { contextOf } from './edge/context.js';
+import { followsTasks, missingTasksExtension } from './mcp-tasks/extension.js';
 
 /** A tool's result. Structured content is always an object here (the SDK's type allows any JSON value). */
 export type CallToolResult = SdkCallToolResult & { structuredContent?: Record<string, unknown> };
@@ -29,8 +30,48 @@ export interface ToolContext {
 
 type Input = z.ZodObject;
 
-/** What a tool may answer: its result, or (2026-07-28, multi-round-trip) a request for the client's input first. */
-export type ToolAnswer = CallToolResult | InputRequiredResult;
+/**
+ * What a tool may answer: its result, or (2026-07-28, multi-round-trip) a request for the client's input first, or
+ * (a tool with `task`) that the rest runs as an MCP task (mcp-tasks/runs.ts: runAsTask).
+ */
+export type ToolAnswer = CallToolResult | InputRequiredResult | TaskAnswer;
+
+/** The key under which a TaskAnswer carries how it is answered (mcp-tasks/runs.ts makes them). */
+export const TASK_ANSWER = Symbol('task-answer');
+
+/** A tool's answer that the call goes on as a task: it answers the call itself (a task, or the work at once). */
+export interface TaskAnswer {
+  [TASK_ANSWER](tool: ToolDef<Input, ToolAnswer>, ctx: ToolContext, req: ServerContext): Promise<CallToolResult | InputRequiredResult>;
+}
+
+/** One round of a task's work: the run, the client's answers to its input requests so far, and its cancellation. */
+export interface TaskStep {
+  /** The run's id; undefined when the work runs at once, in the call (a client that does not follow tasks). */
+  runId: string | undefined;
+  /** The client's answers so far, by input request key (the call's own, when the work runs in the call). */
+  responses: Record<string, unknown>;
+  /** Aborted once the run is no longer working (cancelled, or failed by another replica). */
+  signal: AbortSignal;
+}
+
+/**
+ * How a tool answers MCP tasks (the tasks extension; mcp-tasks/runs.ts does the rest): the tool's `run` answers
+ * `runAsTask(args)` when the call should go on as a task, and `work` does the rest, in the background, on any replica.
+ */
+export interface TaskSupport {
+  /** `required`: only as a task; a client that does not follow tasks is answered -32021 before the tool runs. */
+  support: 'optional' | 'required';
+  /** Stores the run (default: a tool's run of these arguments). */
+  start?(args: unknown, ctx: ToolContext): Promise<RunRecord>;
+  /**
+   * The work: its answer ends the run (completed), `input_required` makes the run wait for the client's answers
+   * (tasks/update; the work then runs again, with every answer), a ProtocolError fails it. Undefined: the work ended
+   * the run itself (update_tasks' batches).
+   */
+  work(args: unknown, ctx: ToolContext, step: TaskStep): Promise<CallToolResult | InputRequiredResult | undefined>;
+  /** The ended run's answer, for a tool whose work ended it itself. */
+  detail?(run: RunRecord): RunOutcome;
+}
 
 export interface ToolDef<S extends Input = Input, R extends ToolAnswer = CallToolResult> {
   name: string;
@@ -52,6 +93,8 @@ export interface ToolDef<S extends Input = Input, R extends ToolAnswer = CallToo
   view?: string;
   /** `req` is the SDK's view of the call, for the few tools that talk back on it (progress, input requests). */
   run(args: z.output<S>, ctx: ToolContext, req: ServerContext): Promise<R>;
+  /** The tool answers MCP tasks (2026-07-28, the tasks extension). */
+  task?: TaskSupport;
 }
 
 /** Identity helper that keeps the argument type of `run` tied to the input schema. */
@@ -159,7 +202,7 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
     const tool = allowed.get(name);
     return tool && (listed(tool).inputSchema as Record<string, unknown>);
   };
-  server.server.setRequestHandler('tools/call', async (request, extra): Promise<ToolAnswer> => {
+  server.server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult | InputRequiredResult> => {
     const ctx = contextOf(extra);
     const { name } = request.params;
     const tool = allowed.get(name);
@@ -176,9 +219,15 @@ export function registerTools(server: McpServer, tools: ReadonlyArray<ToolDef<In
       // An unknown tool is a protocol error (-32602), as the spec lists it, not a result the client reads as the tool's.
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, errorText(`name: no tool ${name}; the tools of this session are ${[...allowed.keys()].join(', ')}`, name), { argument: 'name' });
     }
+    // A tool that answers only as a task, to a client that cannot follow one: refused before it runs.
+    if (tool.task?.support === 'required' && !followsTasks(extra)) {
+      done('denied');
+      throw missingTasksExtension(`${tool.name}`);
+    }
     try {
       const args = validate(tool.input, request.params.arguments ?? {});
-      const result = await tool.run(args as z.output<Input>, ctx, extra);
+      const answer = await tool.run(args as z.output<Input>, ctx, extra);
+      const result = TASK_ANSWER in answer ? await answer[TASK_ANSWER](tool, ctx, extra) : answer;
       done('isError' in result && result.isError ? 'error' : 'ok');
       return result;
     } catch (e) {

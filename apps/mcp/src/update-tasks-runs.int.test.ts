@@ -4,6 +4,12 @@ import { type Actor, keys, people, projects, type ProjectWithBoards, type Scope,
 import { startMcp } from './index.js';
 import { mcpFixture, type McpFixture } from './test/fixture.js';
 
+/** An acknowledgement as the extension defines it: `resultType` alone, beside the server's `_meta` stamp. */
+const ack = (result: Record<string, unknown> | undefined) => {
+  const { _meta: _stamp, ...rest } = result ?? {};
+  return rest;
+};
+
 /**
  * update_tasks as an MCP task (extension io.modelcontextprotocol/tasks), on the 2026-07-28 wire: a long call answers a
  * task, tasks/get follows it to its results, tasks/cancel stops it between batches, only its key sees it.
@@ -48,8 +54,9 @@ describe('update_tasks as an MCP task', () => {
   });
 
   /** A raw 2026-07-28 request. */
-  async function rpc(method: string, params: Record<string, unknown>, o: { key?: string; ext?: boolean; at?: string } = {}) {
-    const name = typeof params.name === 'string' ? params.name : undefined;
+  async function rpc(method: string, params: Record<string, unknown>, o: { key?: string; ext?: boolean; at?: string; mcpName?: string } = {}) {
+    // Mcp-Name mirrors the tool's name, or the task's id on tasks/* (the SDK refuses a request without it).
+    const name = o.mcpName ?? (typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined);
     const res = await fetch(o.at ?? url, {
       method: 'POST',
       headers: {
@@ -115,6 +122,21 @@ describe('update_tasks as an MCP task', () => {
     expect((await get(taskId)).error?.code).toBe(-32602);
   });
 
+  it("the extension's methods: -32021 to a client without it, Mcp-Name checked, empty acknowledgements, v1's methods gone", async () => {
+    const made = await makeTasks(26, 'proto');
+    const { taskId } = (await update(made.map((t) => ({ task: t.key, priority: 'low' })))).result;
+    for (const [method, params] of [['tasks/get', { taskId }], ['tasks/update', { taskId, inputResponses: {} }], ['tasks/cancel', { taskId }]] as const) {
+      const refused = await rpc(method, params, { ext: false });
+      expect(refused.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } });
+    }
+    // The header intermediaries route on must name the task the body names.
+    expect((await rpc('tasks/get', { taskId }, { mcpName: 'run_other' })).error?.code).toBe(-32020);
+    for (const method of ['tasks/result', 'tasks/list']) expect((await rpc(method, method === 'tasks/list' ? {} : { taskId })).error?.code).toBe(-32601);
+    // A run that asks nothing takes no answers: acknowledged, and it goes on as it was.
+    expect(ack((await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: {} } } })).result)).toEqual({ resultType: 'complete' });
+    expect((await settle(taskId)).result).toMatchObject({ status: 'completed', statusMessage: 'Updated 26 of 26 tasks' });
+  });
+
   /** A run of `n` moves, driven here as the gateway drives it, with `afterBatch` heard after each batch. */
   async function driven(n: number, title: string, afterBatch: (run: tasks.BulkRunRecord, taskId: string) => Promise<void>) {
     const made = await makeTasks(n, title);
@@ -135,7 +157,8 @@ describe('update_tasks as an MCP task', () => {
       if (r.results.length === 20) cancelled = await rpc('tasks/cancel', { taskId });
     });
     await running;
-    expect(cancelled.result).toMatchObject({ resultType: 'complete', status: 'cancelled', taskId: run.id });
+    // The acknowledgement is empty (the extension's rule): the state is read with tasks/get.
+    expect(ack(cancelled.result)).toEqual({ resultType: 'complete' });
     const end = (await get(run.id)).result;
     expect(end.status).toBe('cancelled');
     const keys = await moved();
@@ -146,7 +169,8 @@ describe('update_tasks as an MCP task', () => {
   it('a cancel while a batch commits lands after that batch, through the tool on a live gateway', async () => {
     const made = await makeTasks(60, 'live');
     const { taskId } = (await update(made.map((t) => ({ task: t.key, column: 'progress' })))).result;
-    const cancelled = (await rpc('tasks/cancel', { taskId })).result;
+    expect(ack((await rpc('tasks/cancel', { taskId })).result)).toEqual({ resultType: 'complete' });
+    const cancelled = (await get(taskId)).result;
     // Wherever it stopped, it stopped at a batch's end, and the message names exactly what was applied.
     expect(['cancelled', 'completed']).toContain(cancelled.status);
     const keys = [];

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys, people, SCOPES } from '@tt/domain';
 import { mcpFixture, type McpFixture } from '../test/fixture.js';
 import { TOOLS } from '../server.js';
+import { startMcp } from '../index.js';
 import { FIXTURE_PROMPTS, fixtureTools } from './index.js';
 
 /*
@@ -14,13 +15,15 @@ import { FIXTURE_PROMPTS, fixtureTools } from './index.js';
 const FIXTURE_TOOLS = [...new Set([...fixtureTools('legacy'), ...fixtureTools('modern')].map((t) => t.name))];
 const FIXTURE_RESOURCES = ['test://static-text', 'test://static-binary', 'test://template/123/data'];
 
-async function withKey(fx: McpFixture): Promise<{ token: string; url: string }> {
+/** Two keys of one user (a task is its key's) and the gateway's URL. */
+async function withKey(fx: McpFixture): Promise<{ token: string; other: string; url: string }> {
   const deps = fx.runtime.deps;
   const ws = await people.createWorkspace({ name: 'Conformance', plan: 'business', timezone: 'UTC' }, deps);
   const ann = await people.createUser(ws.id, { name: 'Ann', login: 'ann', role: 'Lead', isAdmin: true }, deps);
-  const { token } = await keys.issueKey(ann.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps);
+  const issue = async () => (await keys.issueKey(ann.id, { scopes: [...SCOPES], projectIds: null, expiresAt: null, allowedIps: [] }, deps)).token;
+  const [token, other] = [await issue(), await issue()];
   const { url } = await fx.start();
-  return { token, url };
+  return { token, other, url };
 }
 
 /** One 2026-07-28 tools/call as it goes on the wire (the SDK's client answers input requests by itself). */
@@ -36,6 +39,30 @@ async function call2026(url: string, token: string, params: Record<string, unkno
       'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name),
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: meta } }),
+  });
+  return (await res.json()) as never;
+}
+
+/** An acknowledgement as the extension defines it: `resultType` alone, beside the server's `_meta` stamp. */
+const ack = (result: Record<string, unknown> | undefined) => {
+  const { _meta: _stamp, ...rest } = result ?? {};
+  return rest;
+};
+
+/** One 2026-07-28 request of a client that follows tasks (or not: `ext` false), as it goes on the wire. */
+async function rpc2026(url: string, token: string, method: string, params: Record<string, unknown>, o: { ext?: boolean } = {}): Promise<{ result?: any; error?: { code: number; message: string; data?: any } }> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, ...(o.ext === false ? {} : { extensions: { 'io.modelcontextprotocol/tasks': {} } }) },
+  };
+  const name = params.name ?? params.taskId;
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
   });
   return (await res.json()) as never;
 }
@@ -83,10 +110,11 @@ describe('switch off (the default)', () => {
 describe('switch on (MCP_CONFORMANCE_FIXTURES=1)', () => {
   let fx: McpFixture;
   let token: string;
+  let other: string;
   let url: string;
   beforeAll(async () => {
     fx = await mcpFixture({ conformanceFixtures: true });
-    ({ token, url } = await withKey(fx));
+    ({ token, other, url } = await withKey(fx));
   }, 60_000);
   afterAll(() => fx?.close());
 
@@ -119,5 +147,60 @@ describe('switch on (MCP_CONFORMANCE_FIXTURES=1)', () => {
     expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'state-ok' }] });
     const tampered = await call2026(url, token, { name, arguments: {}, inputResponses, requestState: `${state}-TAMPERED` });
     expect(tampered.error).toMatchObject({ code: -32602, message: expect.stringContaining('requestState') });
+  });
+
+  /** tasks/get until the task leaves `status` (at `at`, default this gateway). */
+  async function until(taskId: string, left: string, at = url) {
+    for (let i = 0; i < 200; i++) {
+      const r = await rpc2026(at, token, 'tasks/get', { taskId });
+      if (r.result?.status !== left) return r.result;
+      await new Promise((f) => setTimeout(f, 25));
+    }
+    throw new Error(`task ${taskId} still ${left}`);
+  }
+
+  it('2026-07-28: a task waiting for input is resumed by whichever gateway receives the answers, one answer at a time', async () => {
+    const created = await rpc2026(url, token, 'tools/call', { name: 'multi_input', arguments: {} });
+    expect(created.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const { taskId } = created.result;
+    const waiting = await until(taskId, 'working');
+    expect(waiting).toMatchObject({ status: 'input_required', inputRequests: { first: { method: 'elicitation/create' }, second: { method: 'elicitation/create' } } });
+    // A second gateway on the same database takes the answers: the run's state is the database's, not a process's.
+    const second = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent', conformanceFixtures: true }, fx.runtime);
+    try {
+      const at = second.url;
+      const answer = (key: string, name: string) => rpc2026(at, token, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { name } } } });
+      expect(ack((await answer('first', 'Ann')).result)).toEqual({ resultType: 'complete' });
+      const half = (await rpc2026(url, token, 'tasks/get', { taskId })).result;
+      expect(half.status).toBe('input_required');
+      expect(Object.keys(half.inputRequests)).toEqual(['second']);
+      // Another key sees no such task; an answer to nothing asked is ignored.
+      expect((await rpc2026(at, other, 'tasks/update', { taskId, inputResponses: { second: { action: 'accept', content: { name: 'Eve' } } } })).error?.code).toBe(-32602);
+      expect(ack((await rpc2026(at, token, 'tasks/update', { taskId, inputResponses: { third: { action: 'accept', content: {} } } })).result)).toEqual({ resultType: 'complete' });
+      await answer('second', 'Bob');
+      const done = await until(taskId, 'working', at);
+      expect(done).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'Received Ann and Bob' }] } });
+      expect(done).not.toHaveProperty('inputRequests');
+    } finally {
+      second.server.closeAllConnections();
+      await new Promise((f) => second.server.close(f));
+    }
+  });
+
+  it('2026-07-28: a required-task tool refuses a client without the extension (-32021); errors end completed or failed; a cancel stops the work', async () => {
+    const refused = await rpc2026(url, token, 'tools/call', { name: 'failing_job', arguments: {} }, { ext: false });
+    expect(refused.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } });
+    // Without the extension an optional one runs in the call.
+    expect((await rpc2026(url, token, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } }, { ext: false })).result).toMatchObject({ resultType: 'complete', content: [{ type: 'text' }] });
+    const failing = (await rpc2026(url, token, 'tools/call', { name: 'failing_job', arguments: {} })).result;
+    expect(await until(failing.taskId, 'working')).toMatchObject({ status: 'completed', result: { isError: true } });
+    const broken = (await rpc2026(url, token, 'tools/call', { name: 'protocol_error_job', arguments: {} })).result;
+    const failed = await until(broken.taskId, 'working');
+    expect(failed).toMatchObject({ status: 'failed', error: { code: -32603, message: expect.stringContaining('protocol_error_job') } });
+    expect(failed).not.toHaveProperty('result');
+    const slow = (await rpc2026(url, token, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1 } })).result;
+    expect(ack((await rpc2026(url, token, 'tasks/cancel', { taskId: slow.taskId })).result)).toEqual({ resultType: 'complete' });
+    await new Promise((f) => setTimeout(f, 1500));
+    expect((await rpc2026(url, token, 'tasks/get', { taskId: slow.taskId })).result).toMatchObject({ status: 'cancelled' });
   });
 });

@@ -4,6 +4,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { clientCapabilities } from '../mcp-tasks/extension.js';
 import { defineTool, ok, type CallToolResult, type ToolDef } from '../tool.js';
 
 /*
@@ -66,12 +67,7 @@ const tool = (name: string, description: string, run: (req: ServerContext) => Pr
   defineTool<typeof NONE, Answer>({ name, title: name, description, input: NONE, annotations: READ, run: (_a, _c, req) => run(req) });
 
 /** Whether the client said it can answer `capability` (its per-request capabilities on 2026-07-28). */
-function clientCan(req: ServerContext, capability: string): boolean {
-  const key = 'io.modelcontextprotocol/clientCapabilities';
-  const envelope = (req.mcpReq.envelope ?? {}) as Record<string, unknown>;
-  const caps = (envelope[key] ?? envelope.clientCapabilities ?? (req.mcpReq._meta as Record<string, unknown> | undefined)?.[key]) as Record<string, unknown> | undefined;
-  return caps !== undefined && caps[capability] !== undefined;
-}
+const clientCan = (req: ServerContext, capability: string): boolean => clientCapabilities(req)?.[capability] !== undefined;
 
 export const INPUT_TOOLS: ReadonlyArray<ToolDef<typeof NONE, Answer>> = [
   tool('test_input_required_result_elicitation', 'Asks the user for a name', until({ user_name: () => ask.name() }, (req) => ok(`Hello, ${elicited(req, 'user_name', 'name')}!`))),

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { type Actor, type Deps, DomainError, tasks } from '@tt/domain';
 import { gateValue } from '../answer/gate.js';
 import { rpcIdOf, sendRpcError } from '../edge/host-guard.js';
-import { detailedTask } from '../tools/tasks-bulk.js';
+import { detailedTask } from '../mcp-tasks/runs.js';
 
 /**
  * `subscriptions/listen` with `notifications.taskIds` (the tasks extension): the SDK's listen router knows only the
@@ -23,7 +23,7 @@ export function taskListens(o: { deps: Deps; perStream: number }) {
     if (!s.res.writableEnded) s.res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params: gateValue(params) })}\n\n`);
   };
   const send = async (s: TaskStream, runId: string) => {
-    const run = await tasks.getBulkRun(s.actor, runId, o.deps).catch((e: unknown) => (e instanceof DomainError ? undefined : Promise.reject(e)));
+    const run = await tasks.getRun(s.actor, runId, o.deps).catch((e: unknown) => (e instanceof DomainError ? undefined : Promise.reject(e)));
     if (run) write(s, 'notifications/tasks', { ...detailedTask(run), _meta: { 'io.modelcontextprotocol/subscriptionId': s.id } });
   };
 
@@ -49,7 +49,7 @@ export function taskListens(o: { deps: Deps; perStream: number }) {
       const ids = [...new Set(taskIds as string[])];
       for (const t of ids) {
         // Another key's task answers as an unknown one, as tasks/get does.
-        const known = await tasks.getBulkRun(actor, t, o.deps).then(() => true, (e: unknown) => (e instanceof DomainError ? false : Promise.reject(e)));
+        const known = await tasks.getRun(actor, t, o.deps).then(() => true, (e: unknown) => (e instanceof DomainError ? false : Promise.reject(e)));
         if (!known) return sendRpcError(res, 200, `Invalid params: taskIds: no task ${t}`, -32602, id, { taskId: t });
       }
       const s: TaskStream = { actor, res, id };

@@ -3,6 +3,11 @@ import { type Actor, requireScope } from '../keys/index.js';
 import { type ApplyOptions, applyTaskItems, type BulkTaskResult, type BulkTasksInput } from './bulk.js';
 
 /**
+ * Runs: the state of MCP tasks (the tasks extension), stored so that any replica answers for them. A run is either a
+ * bulk run (below) or a tool's run (startRun): a tool's work that the gateway runs in the background, which ends with
+ * the tool's answer (`outcome`), or waits for the client's input (status input_required: `inputRequests` still open,
+ * `inputResponses` received so far) and is resumed by whichever replica receives the answers (answerRun).
+ *
  * Bulk runs: a long bulk change applied in the background, batch by batch, for MCP's tasks extension (a call of more
  * than BULK_RUN_ABOVE items answers at once with a run the client polls). The run's state is stored, so any replica
  * answers for it. Each batch is one transaction that locks the run's row, checks it is still working, applies its
@@ -24,7 +29,10 @@ export const BULK_RUN_TTL_MS = 3_600_000;
 /** A run not renewed for this long is taken for dead (a batch takes well under a second). */
 export const BULK_RUN_LEASE_MS = 30_000;
 
-export type BulkRunStatus = 'working' | 'completed' | 'failed' | 'cancelled';
+export type BulkRunStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** How a tool's run ended: the tool's answer, or a protocol error. Both are the wire's JSON, stored as they are. */
+export type RunOutcome = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
 
 export interface BulkRunRecord {
   id: string;
@@ -39,7 +47,19 @@ export interface BulkRunRecord {
   updatedAt: number;
   leaseUntil: number | null;
   expiresAt: number | null;
+  /** The tool that answers the run (update_tasks for a bulk run) and the arguments its work runs with (null for a bulk run). */
+  tool: string;
+  arguments: unknown;
+  /** A tool's run, ended: its answer. Null while it runs, and for a bulk run (its answer is made from `results`). */
+  outcome: RunOutcome | null;
+  /** Waiting for the client (input_required): the requests still open, by key. */
+  inputRequests: Record<string, unknown> | null;
+  /** Every answer to an input request received so far, by key (a later round sees the earlier answers too). */
+  inputResponses: Record<string, unknown> | null;
 }
+
+/** A run of either kind (a bulk run, or a tool's run). */
+export type RunRecord = BulkRunRecord;
 
 /** Saves a run's new state and tells its listeners, once the caller's transaction commits. */
 async function saveRun(store: Repos, run: BulkRunRecord): Promise<void> {
@@ -81,21 +101,31 @@ export async function startBulkRun(actor: Actor, input: BulkTasksInput, deps: De
   const run: BulkRunRecord = {
     id: deps.newId('run'), workspaceId: actor.workspace.id, keyId: actor.key.id, status: 'working', items: input.items, results: [],
     statusMessage: progress({ results: [], items: input.items }), createdAt: now, updatedAt: now, leaseUntil: now + BULK_RUN_LEASE_MS, expiresAt: null,
+    tool: 'update_tasks', arguments: null, outcome: null, inputRequests: null, inputResponses: null,
   };
   await deps.store.bulkRuns.insert(run);
   return run;
 }
 
-/** Ends a run in `status`: kept for its time to live from now. */
+/** Ends a run in `status`: kept for its time to live from now; nothing is waiting for input any more. */
 function ended(run: BulkRunRecord, status: BulkRunStatus, statusMessage: string, now: number): BulkRunRecord {
-  return { ...run, status, statusMessage, updatedAt: now, leaseUntil: null, expiresAt: now + BULK_RUN_TTL_MS };
+  return { ...run, status, statusMessage, updatedAt: now, leaseUntil: null, expiresAt: now + BULK_RUN_TTL_MS, inputRequests: null };
 }
+
+/** A bulk run has items; a tool's run has none (its arguments are its own). */
+const isBulk = (run: BulkRunRecord) => run.items.length > 0;
+
+/** What a run did before it stopped, for its status message. */
+const sofar = (run: BulkRunRecord) => (isBulk(run) ? ` after ${progress(run)}; applied: ${applied(run.results)}` : '');
 
 /** A working run whose lease lapsed (its replica stopped): failed, with what it applied. Null when it is alive or ended. */
 function lapsed(run: BulkRunRecord, now: number): BulkRunRecord | null {
   if (run.status !== 'working' || (run.leaseUntil ?? 0) > now) return null;
-  return ended(run, 'failed', `Stopped: the server running it went away after ${progress(run)}; applied: ${applied(run.results)}`, now);
+  return ended(run, 'failed', `Stopped: the server running it went away${sofar(run)}`, now);
 }
+
+/** Whether a run is still going (working, or waiting for the client's input). */
+export const runGoing = (run: Pick<BulkRunRecord, 'status'>) => run.status === 'working' || run.status === 'input_required';
 
 /**
  * Applies the run's remaining items, batch by batch, each batch its own transaction; stops when the run is no longer
@@ -144,7 +174,7 @@ export async function runBulk(
 }
 
 /** The run as `actor`'s key may see it: only the key that started it; expired runs are unknown. */
-export async function getBulkRun(actor: Actor, runId: string, deps: Deps): Promise<BulkRunRecord> {
+export async function getRun(actor: Actor, runId: string, deps: Deps): Promise<BulkRunRecord> {
   const now = deps.now();
   const run = await deps.store.bulkRuns.get(runId);
   if (!run || run.keyId !== actor.key.id || run.workspaceId !== actor.workspace.id || (run.expiresAt !== null && run.expiresAt <= now)) {
@@ -162,17 +192,86 @@ export async function getBulkRun(actor: Actor, runId: string, deps: Deps): Promi
 }
 
 /**
- * Cancels a working run between two batches (the lock waits for a batch in progress to commit): cancelled, naming the
+ * Cancels a going run (a bulk one between two batches ; the lock waits for a batch in progress to commit): cancelled, naming the
  * tasks applied before. An ended run stays as it ended.
  */
-export async function cancelBulkRun(actor: Actor, runId: string, deps: Deps): Promise<BulkRunRecord> {
-  await getBulkRun(actor, runId, deps);
+export async function cancelRun(actor: Actor, runId: string, deps: Deps): Promise<BulkRunRecord> {
+  await getRun(actor, runId, deps);
   return deps.store.transaction(async (store) => {
     const run = await store.bulkRuns.lock(runId);
     if (!run) throw unknownRun(runId);
-    if (run.status !== 'working') return run;
-    const saved = ended(run, 'cancelled', `Cancelled after ${progress(run)}; applied: ${applied(run.results)}`, deps.now());
+    if (!runGoing(run)) return run;
+    const saved = ended(run, 'cancelled', `Cancelled${sofar(run)}`, deps.now());
     await saveRun(store, saved);
     return saved;
+  });
+}
+
+/** Stores a new run of `tool` with `args` for `actor`'s key; the caller then runs the tool's work (renewRun, parkRun, finishRun). */
+export async function startRun(actor: Actor, tool: string, args: unknown, deps: Deps): Promise<BulkRunRecord> {
+  const now = deps.now();
+  await deps.store.bulkRuns.prune(now);
+  const run: BulkRunRecord = {
+    id: deps.newId('run'), workspaceId: actor.workspace.id, keyId: actor.key.id, status: 'working', items: [], results: [], statusMessage: null,
+    createdAt: now, updatedAt: now, leaseUntil: now + BULK_RUN_LEASE_MS, expiresAt: null, tool, arguments: args, outcome: null, inputRequests: null,
+    inputResponses: null,
+  };
+  await deps.store.bulkRuns.insert(run);
+  return run;
+}
+
+/** Changes a working run under its row's lock; the run as it is when it is no longer working (cancelled, failed by a reader). */
+async function whileWorking(runId: string, deps: Deps, change: (run: BulkRunRecord, now: number) => BulkRunRecord, o: { quiet?: boolean } = {}) {
+  return deps.store.transaction(async (store) => {
+    const run = await store.bulkRuns.lock(runId);
+    if (!run || run.status !== 'working') return run;
+    const saved = change(run, deps.now());
+    if (o.quiet) await store.bulkRuns.save(saved);
+    else await saveRun(store, saved);
+    return saved;
+  });
+}
+
+/** The replica running a run's work renews its lease; answers the run, whose status tells whether to go on. */
+export const renewRun = (runId: string, deps: Deps) =>
+  whileWorking(runId, deps, (run, now) => ({ ...run, leaseUntil: now + BULK_RUN_LEASE_MS }), { quiet: true });
+
+/** Ends a working run with its tool's outcome (completed with the tool's answer, or failed with a protocol error). */
+export const finishRun = (runId: string, outcome: RunOutcome, deps: Deps) =>
+  whileWorking(runId, deps, (run, now) =>
+    ended({ ...run, outcome }, 'result' in outcome ? 'completed' : 'failed', 'result' in outcome ? 'Completed' : outcome.error.message, now));
+
+/**
+ * A working run's tool asks for the client's input: the run waits (input_required) with those requests open. No
+ * replica holds it meanwhile (no lease); if the client never answers it is deleted after its time to live.
+ */
+export const parkRun = (runId: string, inputRequests: Record<string, unknown>, deps: Deps) =>
+  whileWorking(runId, deps, (run, now) => ({
+    ...run, status: 'input_required', inputRequests, statusMessage: `Waiting for the client's answer to ${Object.keys(inputRequests).join(', ')}`,
+    updatedAt: now, leaseUntil: null, expiresAt: now + BULK_RUN_TTL_MS,
+  }));
+
+/**
+ * The client's answers to a waiting run's input requests (tasks/update): answers to open requests are kept and those
+ * requests closed; answers to anything else are ignored. Once no request is open, the run works again and `resume` is
+ * true: the caller runs the tool's work again, with every answer received.
+ */
+export async function answerRun(actor: Actor, runId: string, responses: Record<string, unknown>, deps: Deps): Promise<{ run: BulkRunRecord; resume: boolean }> {
+  await getRun(actor, runId, deps);
+  return deps.store.transaction(async (store) => {
+    const run = await store.bulkRuns.lock(runId);
+    if (!run) throw unknownRun(runId);
+    const open = run.inputRequests ?? {};
+    const answered = Object.keys(responses).filter((k) => Object.hasOwn(open, k));
+    if (run.status !== 'input_required' || answered.length === 0) return { run, resume: false };
+    const now = deps.now();
+    const still = Object.fromEntries(Object.entries(open).filter(([k]) => !answered.includes(k)));
+    const inputResponses = { ...run.inputResponses, ...Object.fromEntries(answered.map((k) => [k, responses[k]])) };
+    const resume = Object.keys(still).length === 0;
+    const saved: BulkRunRecord = resume
+      ? { ...run, status: 'working', inputRequests: null, inputResponses, statusMessage: null, updatedAt: now, leaseUntil: now + BULK_RUN_LEASE_MS, expiresAt: null }
+      : { ...run, inputRequests: still, inputResponses, statusMessage: `Waiting for the client's answer to ${Object.keys(still).join(', ')}`, updatedAt: now };
+    await saveRun(store, saved);
+    return { run: saved, resume };
   });
 }

@@ -7,25 +7,29 @@ type Row = Record<string, any>;
 const TABLE = 'bulk_runs';
 
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : json(v));
+const stored = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 function toRecord(r: Row): BulkRunRecord {
   return {
     id: r.id, workspaceId: r.workspace_id, keyId: r.key_id, status: r.status, items: json(r.items), results: json(r.results),
     statusMessage: r.status_message ?? null, createdAt: num(r.created_at), updatedAt: num(r.updated_at),
-    leaseUntil: numOrNull(r.lease_until), expiresAt: numOrNull(r.expires_at),
+    leaseUntil: numOrNull(r.lease_until), expiresAt: numOrNull(r.expires_at), tool: r.tool, arguments: jsonOrNull(r.arguments),
+    outcome: jsonOrNull(r.outcome), inputRequests: jsonOrNull(r.input_requests), inputResponses: jsonOrNull(r.input_responses),
   };
 }
 
 const state = (run: BulkRunRecord) => ({
   status: run.status, results: JSON.stringify(run.results), status_message: run.statusMessage, updated_at: run.updatedAt,
-  lease_until: run.leaseUntil, expires_at: run.expiresAt,
+  lease_until: run.leaseUntil, expires_at: run.expiresAt, outcome: stored(run.outcome), input_requests: stored(run.inputRequests),
+  input_responses: stored(run.inputResponses),
 });
 
-/** Bulk runs (MCP tasks of update_tasks), one row each, read by primary key. */
+/** Runs (MCP tasks: update_tasks' long calls and every other tool's), one row each, read by primary key. */
 export function bulkRunRepo(db: Knex): BulkRunRepo {
   return {
     async insert(run) {
-      await db(TABLE).insert({ id: run.id, workspace_id: run.workspaceId, key_id: run.keyId, items: JSON.stringify(run.items), created_at: run.createdAt, ...state(run) });
+      await db(TABLE).insert({ id: run.id, workspace_id: run.workspaceId, key_id: run.keyId, items: JSON.stringify(run.items), tool: run.tool, arguments: stored(run.arguments), created_at: run.createdAt, ...state(run) });
     },
     async get(id) {
       const row: Row | undefined = await db(TABLE).where({ id }).first();
