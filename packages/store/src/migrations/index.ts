@@ -22,6 +22,7 @@ import * as assigneeCounts from './020-assignee-counts.js';
 import * as activeDue from './021-active-due.js';
 import * as activityMeeting from './022-activity-meeting.js';
 import * as bulkRuns from './023-bulk-runs.js';
+import * as mcpSessions from './024-mcp-sessions.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '021-active-due': activeDue,
   '022-activity-meeting': activityMeeting,
   '023-bulk-runs': bulkRuns,
+  '024-mcp-sessions': mcpSessions,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
