@@ -60,7 +60,8 @@ export interface EraEndpoint {
  * Both eras on one URL, stateless. The body decides (SDK's classifyInboundRequest): a request carrying the
  * 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (server/discover, envelope and Mcp-Method /
  * Mcp-Name checks, cache hints, subscriptions/listen); anything else is a 2025-era request, served as before by a
- * fresh server over a stateless JSON exchange (src/edge/json-exchange.ts; JSON answers, not SSE), so 2025 clients see no change.
+ * server over a JSON exchange (src/edge/json-exchange.ts; JSON answers, SSE while a call talks back), in the
+ * request's 2025-era session when it names one (src/sessions/: a signed token, checked here, so no replica keeps it).
  */
 export function eraEndpoint(o: EraOptions): EraEndpoint {
   const modern = createMcpHandler(

@@ -40,9 +40,10 @@ const kindOf = (m: unknown): Kind | undefined =>
  * the SDK's Streamable HTTP server transport does in stateless JSON mode (Accept and Content-Type checks, batches,
  * 202 for notifications, one JSON answer holding every response), without turning the Node request into a fetch
  * Request and the answer back into a Node response: that round trip cost more than the rest of the protocol on every
- * call. A notification the server sends mid-call about one of the exchange's requests (progress, a log message)
- * turns the answer into an SSE stream on the same response, as the transport allows: the notifications, then the
- * responses. The stream ends with the exchange, so nothing outlives the request.
+ * call. A notification the server sends mid-call about one of the exchange's requests (progress, a log message), or
+ * a request of its own (sampling, elicitation: in a session, see `ask`), turns the answer into an SSE stream on the
+ * same response, as the transport allows: those messages, then the responses. The stream ends with the exchange, so
+ * nothing outlives the request.
  */
 class JsonExchange {
   private readonly answers = new Map<RequestId, JSONRPCMessage | undefined>();

@@ -45,6 +45,10 @@ export interface LegacySessionOptions {
   follow: () => void;
   /** How long a call waits for the client's answer (default ASK_TIMEOUT_MS). */
   askTimeoutMs?: number | undefined;
+  /** Open streams per process (shared with the listen streams' bound). */
+  perProcess: number;
+  /** While the process drains, a GET stream is refused (the client opens it on another replica). */
+  draining: () => boolean;
 }
 
 export function legacySessions(o: LegacySessionOptions) {
@@ -121,6 +125,8 @@ export function legacySessions(o: LegacySessionOptions) {
       if (!(req.get('accept') ?? '').includes('text/event-stream')) {
         return sendRpcError(res, 406, 'Not Acceptable: Client must accept text/event-stream');
       }
+      if (o.draining()) return sendRpcError(res, 503, 'This server is shutting down: open the stream again (another replica answers)');
+      if (registry.size >= o.perProcess) return sendRpcError(res, 503, 'This server holds the most streams it may: open the stream again later');
       if (registry.countForKey(ctx.actor.key.id) >= o.perKey) {
         return sendRpcError(res, 429, `Stream limit reached: this key has ${o.perKey} open streams, the most it may have; close one first`);
       }

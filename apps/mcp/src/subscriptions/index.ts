@@ -13,7 +13,8 @@ import { legacySessions } from '../sessions/index.js';
  * Live subscriptions (2026-07-28 `subscriptions/listen` with `resourceSubscriptions: ["task://KEY", "doc://ID"]`).
  * The SDK's listen router owns the wire (acknowledgement, subscription ids, keep-alives, the completion result when
  * the gateway drains); this module decides who may listen to what, and feeds each stream the changes its key may
- * see, from the change feed every process publishes on (Redis pub/sub; in-process when embedded).
+ * see, from the change feed every process publishes on (Redis pub/sub; in-process when embedded). 2025-era
+ * sessions' GET streams (src/sessions/) hang off the same registry and hear the same changes.
  */
 export interface SubscriptionOptions {
   deps: Deps;
@@ -37,7 +38,9 @@ export function liveSubscriptions(o: SubscriptionOptions) {
   let unsubscribe: (() => void) | undefined;
   const log = o.logger.child({ component: 'subscriptions' });
   const taskStreams = taskListens({ deps: o.deps, perStream });
-  const sessions = legacySessions({ deps: o.deps, registry, perKey, perSession: perStream, follow: () => follow(), askTimeoutMs: o.askTimeoutMs });
+  const sessions = legacySessions({ deps: o.deps, registry, perKey, perSession: perStream, follow: () => follow(), askTimeoutMs: o.askTimeoutMs,
+    perProcess: o.perProcess ?? 2000, draining: () => o.drain?.draining ?? false,
+  });
   const follow = () => {
     unsubscribe ??= o.changes.subscribe((c) => void onChange(c).catch((err: Error) => log.warn({ err: err.message }, 'change delivery failed')));
   };
