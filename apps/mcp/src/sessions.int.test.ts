@@ -162,12 +162,15 @@ describe('2025-era sessions on two replicas', () => {
     expect(text(await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } }))).toBe('User response: action=accept, content={"username":"ann","email":"ann@example.com"}');
 
     const { client: silent } = await connect(tokens.alice!, { answers: b, capabilities: { elicitation: {} } });
-    silent.setRequestHandler(ElicitRequestSchema, () => new Promise(() => undefined));
+    // It never answers; it hears that the server gave up (notifications/cancelled aborts its handler).
+    let cancelled = false;
+    silent.setRequestHandler(ElicitRequestSchema, (_req, extra) => new Promise(() => extra.signal.addEventListener('abort', () => (cancelled = true))));
     const started = Date.now();
     const r = await silent.callTool({ name: 'test_elicitation', arguments: { message: 'Anyone?' } });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/did not answer elicitation\/create in time/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(ASK_TIMEOUT_MS - 100);
+    expect(cancelled).toBe(true);
   });
 
   it('another key cannot answer a call\'s request; a client without the capability is not asked', async () => {

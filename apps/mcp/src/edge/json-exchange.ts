@@ -13,6 +13,9 @@ import {
 import type { Request, Response } from 'express';
 import { sendRpcError } from './host-guard.js';
 
+/** JSON-RPC's request timeout: the error a request of the server's own gets when the client never answers it. */
+const REQUEST_TIMEOUT = -32001;
+
 /** The most messages one 2025-era batch may hold (the SDK's Streamable HTTP transport allows as many). */
 const MAX_BATCH = 100;
 
@@ -116,7 +119,13 @@ class JsonExchange {
       queueMicrotask(() => back({ jsonrpc: '2.0', id: request.id, error }));
       return;
     }
-    const waiting = this.asks.ask(back);
+    const waiting = this.asks.ask((answer) => {
+      // The wait timed out (no answer from the client): the client is told to stop asking its user or model.
+      if ('error' in answer && answer.error.code === REQUEST_TIMEOUT && !this.complete && !this.abandoned) {
+        this.notice({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: waiting.token, reason: answer.error.message } });
+      }
+      back(answer);
+    });
     this.asked.set(request.id, waiting);
     this.notice({ ...request, id: waiting.token });
   }
