@@ -57,9 +57,9 @@ export interface EraEndpoint {
 }
 
 /**
- * Both eras on one URL, with no state in a replica. The body decides (SDK's classifyInboundRequest): a request carrying the
- * 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (server/discover, envelope and Mcp-Method /
- * Mcp-Name checks, cache hints, subscriptions/listen); anything else is a 2025-era request, served as before by a
+ * Both eras on one URL, with no state in a replica. The body decides (SDK's classifyInboundRequest): a request
+ * carrying the 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (server/discover, envelope and
+ * Mcp-Method / Mcp-Name checks, cache hints, subscriptions/listen); anything else is a 2025-era request, served by a
  * server over a JSON exchange (src/edge/json-exchange.ts; JSON answers, SSE while a call talks back), in the
  * request's 2025-era session when it names one (src/sessions/: a signed token, checked here, so no replica keeps it).
  */
