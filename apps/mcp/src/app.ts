@@ -13,6 +13,7 @@ import { createServerPool, toolScopes } from './server.js';
 import type { ToolContext } from './tool.js';
 import { parseSession } from './edge/session.js';
 import { tracedLogger } from './edge/trace.js';
+import type { LegacySessions } from './sessions/index.js';
 
 export interface McpAppOptions {
   runtime: Pick<Runtime, 'deps' | 'limiter' | 'ready' | 'jobs'> & Partial<Pick<Runtime, 'drain' | 'redis'>>;
@@ -40,8 +41,13 @@ export interface McpAppOptions {
    * stream later (revocation: `res.destroy()` ends it). Protocol traffic, so it spends no tool-call budget.
    */
   beforeListen?: (req: Request, res: Response, ctx: ToolContext) => Promise<ListenScope | void> | ListenScope | void;
-  /** Ends the listen streams the seam serves itself (task streams), when the gateway drains. */
+  /** Ends the listen streams the seam serves itself (task streams, sessions' GET streams), when the gateway drains. */
   closeListens?: () => void;
+  /**
+   * 2025-era sessions (src/sessions/): Mcp-Session-Id, server-to-client requests during a call, resources/subscribe
+   * with a GET stream. Without them the 2025 side is stateless (no session id; GET and DELETE answer 405).
+   */
+  sessions?: LegacySessions;
 }
 
 /** What beforeListen may hand back: a wrapper the listen is served inside (the subscriptions tie the stream to its key there). */
@@ -72,21 +78,46 @@ export function createMcpApp(o: McpAppOptions): McpApp {
   const flood = createRateLimiter(limiter.limit * FLOOD_FACTOR, o.runtime.redis);
   const origins = o.allowedOrigins ?? new Set<string>();
   app.use('/mcp', hostGuard(o.allowedHosts, { origins }), mcpCors(origins));
-  // Stateless server: no SSE stream to open and no session to delete.
+  // Without a session (2026-07-28 and sessionless 2025 clients): no SSE stream to open and nothing to delete.
   const notAllowed = (_req: Request, res: Response) => {
     res.setHeader('allow', 'POST');
-    sendRpcError(res, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
+    sendRpcError(res, 405, o.sessions
+      ? 'Method not allowed without a session: GET opens and DELETE ends the session named by Mcp-Session-Id (from initialize)'
+      : 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
   };
   const endpoint = eraEndpoint({
-    pool: createServerPool({ fixtures: o.conformanceFixtures ?? false }),
+    pool: createServerPool({ fixtures: o.conformanceFixtures ?? false, sessions: o.sessions }),
     bus: o.bus,
     maxSubscriptions: o.maxSubscriptions,
+    sessions: o.sessions,
     onerror: (err) => o.logger.debug({ err: err.message }, 'mcp request refused'),
+  });
+  const contextOf = (req: Request, session: ToolContext['session']): ToolContext => ({
+    actor: req.actor!, deps, log: tracedLogger(req.log ?? o.logger, req.body), requestId: req.id === undefined ? undefined : String(req.id), session,
+    retryInSeconds: req.toolRetryIn,
   });
   // /mcp/readonly: the same server narrowed to read-only tools, for clients that cannot set headers.
   const paths = ['/mcp', '/mcp/readonly'];
-  app.get(paths, notAllowed);
-  app.delete(paths, notAllowed);
+  // GET opens a 2025-era session's stream (resources/updated of its subscriptions); DELETE ends the session.
+  const sessionRoute = async (req: Request, res: Response, next: NextFunction) => {
+    const sessions = o.sessions;
+    const sent = req.get('mcp-session-id');
+    if (!sessions || sent === undefined) return notAllowed(req, res);
+    try {
+      const ctx = contextOf(req, undefined);
+      const claims = await sessions.check(sent, ctx);
+      if (!claims) return sendRpcError(res, 404, 'Session not found: initialize again without Mcp-Session-Id to open a new one', -32001);
+      if (req.method === 'DELETE') {
+        await sessions.end(claims);
+        return void res.status(200).end();
+      }
+      await sessions.stream(req, res, ctx, claims);
+    } catch (e) {
+      next(e);
+    }
+  };
+  app.get(paths, authenticateMcp(deps, oauthSettings), sessionRoute);
+  app.delete(paths, authenticateMcp(deps, oauthSettings), sessionRoute);
   app.post(
     paths,
     express.json({ limit: '1mb' }),
@@ -103,11 +134,8 @@ export function createMcpApp(o: McpAppOptions): McpApp {
       } catch (e) {
         return sendRpcError(res, 400, (e as Error).message, -32602, rpcIdOf(req.body));
       }
-      const log = tracedLogger(req.log ?? o.logger, req.body);
-      if (log.isLevelEnabled('debug')) log.debug({ method: (req.body as { method?: unknown } | null)?.method }, 'mcp request');
-      const ctx: ToolContext = {
-        actor: req.actor!, deps, log, requestId: req.id === undefined ? undefined : String(req.id), session, retryInSeconds: req.toolRetryIn,
-      };
+      const ctx = contextOf(req, session);
+      if (ctx.log.isLevelEnabled('debug')) ctx.log.debug({ method: (req.body as { method?: unknown } | null)?.method }, 'mcp request');
       try {
         let scope: ListenScope | void = undefined;
         if (o.beforeListen && (req.body as { method?: unknown } | null)?.method === 'subscriptions/listen') scope = await o.beforeListen(req, res, ctx);

@@ -25,8 +25,8 @@ export interface McpOptions {
   drainMs?: number | undefined;
   /** The sign-in's settings; default: MCP_PUBLIC_URL and OAUTH_ALLOW_PRIVATE_CLIENT_IDS of the environment. */
   oauth?: OAuthSettings;
-  /** Live subscriptions' seams (see McpAppOptions): the event bus, the stream bound, the listen check. */
-  subscriptions?: Pick<McpAppOptions, 'bus' | 'maxSubscriptions' | 'beforeListen' | 'closeListens'>;
+  /** Live subscriptions' seams (see McpAppOptions): the event bus, the stream bound, the listen check, 2025 sessions. */
+  subscriptions?: Pick<McpAppOptions, 'bus' | 'maxSubscriptions' | 'beforeListen' | 'closeListens' | 'sessions'>;
   /** Test only (MCP_CONFORMANCE_FIXTURES): serve the conformance suite's fixtures too (src/conformance/). */
   conformanceFixtures?: boolean;
 }

@@ -21,6 +21,8 @@ import { carried, type HandlerExtra } from './edge/context.js';
 import { FIXTURE_PROMPTS, fixtureTools, registerFixtures } from './conformance/index.js';
 import { TASKS_EXTENSION } from './mcp-tasks/extension.js';
 import { noteTaskTools, registerTaskMethods } from './mcp-tasks/runs.js';
+import type { LegacySessions } from './sessions/index.js';
+import { registerSubscribe } from './sessions/subscribe.js';
 
 export const SERVER_INSTRUCTIONS = [
   'You work in a team task tracker as the user who owns the API key (see whoami: it also gives today\'s date and the time zone); ' +
@@ -76,7 +78,7 @@ export const CACHE_HINTS = {
  *
  * Capabilities say only what the server honours: no `listChanged` (it never sends those notifications by itself).
  * 2026-07-28 clients hear of changes to task:// and doc:// on subscriptions/listen (src/subscriptions/); 2025 ones
- * get no resources/subscribe: the gateway stays stateless there.
+ * with a session subscribe with resources/subscribe and hear them on the session's GET stream (src/sessions/).
  */
 export interface ServerPool {
   /**
@@ -103,8 +105,11 @@ const PROFILES = 128;
 const profileKey = (era: Era, p: Profile): string =>
   `${era}|${[...p.actor.key.scopes].sort().join(',')}|${p.session?.readOnly ? 'ro' : 'rw'}|${p.session?.toolsets?.join(',') ?? '*'}`;
 
-/** `fixtures`: every server also serves the conformance suite's fixtures (MCP_CONFORMANCE_FIXTURES, test only). */
-export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
+/**
+ * `fixtures`: every server also serves the conformance suite's fixtures (MCP_CONFORMANCE_FIXTURES, test only).
+ * `sessions`: 2025-era servers honour resources/subscribe for sessions (sessions/).
+ */
+export function createServerPool(o: { fixtures?: boolean; sessions?: LegacySessions | undefined } = {}): ServerPool {
   // The tools that answer tasks are known from the start: a task listen or tasks/get may come before any server is built.
   noteTaskTools(o.fixtures ? [...TOOLS, ...fixtureTools('modern')] : TOOLS);
   const idle = new Map<string, McpServer[]>();
@@ -127,7 +132,7 @@ export function createServerPool(o: { fixtures?: boolean } = {}): ServerPool {
   };
   const build = (p: Profile, era: Era, back: McpServer[] | undefined): McpServer => {
     built++;
-    const server = buildMcpServer(p, era, { fixtures: o.fixtures ?? false });
+    const server = buildMcpServer(p, era, { fixtures: o.fixtures ?? false, sessions: o.sessions });
     if (back) {
       home.set(server, back);
       // Closed: its exchange has ended (the SDK's own onclose, when it sets one, calls this after its work).
@@ -183,7 +188,7 @@ export function gatedServer(...args: ConstructorParameters<typeof McpServer>): M
  * Every answer leaves through the gate (answer/gate.ts), installed before anything is registered. `fixtures` adds the
  * conformance suite's tools, resources and prompts (src/conformance/, test only).
  */
-export function buildMcpServer(p: Profile, era: Era = 'legacy', o: { fixtures?: boolean } = {}): McpServer {
+export function buildMcpServer(p: Profile, era: Era = 'legacy', o: { fixtures?: boolean; sessions?: LegacySessions | undefined } = {}): McpServer {
   const server = gatedServer(
     { name: 'task-tracker', version: '1.0.0' },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, cacheHints: CACHE_HINTS },
@@ -194,6 +199,8 @@ export function buildMcpServer(p: Profile, era: Era = 'legacy', o: { fixtures?: 
   registerViews(server, p);
   registerPrompts(server, p, o.fixtures ? FIXTURE_PROMPTS : []);
   if (o.fixtures) registerFixtures(server, era);
+  // 2025-era sessions: resources/subscribe, heard on the session's GET stream (sessions/).
+  if (era === 'legacy' && o.sessions) registerSubscribe(server, o.sessions, { fixtureUris: o.fixtures ?? false });
   // 2026-07-28: the tasks extension is honoured (tools with `task`, such as update_tasks' long calls; mcp-tasks/runs.ts).
   if (era === 'modern') {
     server.server.registerCapabilities({ resources: { subscribe: true, listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } });

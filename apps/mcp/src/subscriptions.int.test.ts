@@ -195,11 +195,10 @@ describe('subscriptions/listen', () => {
     for (const s of open) await s.close();
   });
 
-  it('is not offered to 2025-era clients: no resources/subscribe, stateless as before', async () => {
+  it('2025-era clients subscribe with resources/subscribe in their session instead (sessions.int.test.ts)', async () => {
     const v1 = await fx.connect(tokens.alice!);
-    expect(v1.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
-    const r = await v1.subscribeResource({ uri: `task://${taskKey}` }).then(() => null, (e: { code: number }) => e);
-    expect(r?.code).toBe(-32601);
+    expect(v1.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    expect(await v1.subscribeResource({ uri: `task://${taskKey}` })).toEqual({});
   });
 
   it('on SIGTERM (stop) every stream ends with the completion result, inside the drain', async () => {

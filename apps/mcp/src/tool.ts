@@ -10,6 +10,7 @@ import { listedAnnotations, toolJsonSchema } from './json-schema.js';
 import { FULL_SESSION, type Session, type Toolset } from './edge/session.js';
 import { contextOf } from './edge/context.js';
 import { followsTasks, missingTasksExtension } from './mcp-tasks/extension.js';
+import type { SessionClaims } from './sessions/token.js';
 
 /** A tool's result. Structured content is always an object here (the SDK's type allows any JSON value). */
 export type CallToolResult = SdkCallToolResult & { structuredContent?: Record<string, unknown> };
@@ -26,6 +27,8 @@ export interface ToolContext {
    * call then answers a tool error naming the wait (the edge counted it; see edge/limits.ts).
    */
   retryInSeconds?: number | undefined;
+  /** The 2025-era session the request carried (Mcp-Session-Id, checked at the edge; sessions/). */
+  mcpSession?: SessionClaims | undefined;
 }
 
 type Input = z.ZodObject;

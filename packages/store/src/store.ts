@@ -15,6 +15,7 @@ import { webhookRepo } from './repos/webhooks.js';
 import { versionRepo } from './repos/versions.js';
 import { idempotencyRepo } from './repos/idempotency.js';
 import { bulkRunRepo } from './repos/bulk-runs.js';
+import { mcpSessionRepo } from './repos/mcp-sessions.js';
 import { oauthRepo } from './repos/oauth.js';
 import { taskKeyRepo } from './repos/task-keys.js';
 import { activityRepo, auditRepo } from './repos/activity.js';
@@ -40,6 +41,7 @@ function repos(db: Knex): Omit<Repos, 'changes'> {
     automations: automationRepo(db),
     idempotency: idempotencyRepo(db),
     bulkRuns: bulkRunRepo(db),
+    mcpSessions: mcpSessionRepo(db),
     versions: versionRepo(db),
     outbox: outboxRepo(db),
     webhooks: webhookRepo(db),

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { Era } from '../server.js';
 import type { ToolAnswer, ToolDef } from '../tool.js';
+import { ASK_TOOLS } from './ask.js';
 import { CONTENT_TOOLS, SCHEMA_TOOLS } from './content.js';
 import { INPUT_TOOLS } from './input-required.js';
 import { registerFixtureResources } from './resources-prompts.js';
@@ -17,10 +18,11 @@ export { FIXTURE_PROMPTS } from './resources-prompts.js';
 
 /**
  * The fixture tools of an era: the multi-round-trip and the tasks ones are 2026-07-28's (2025 clients have no
- * input_required, and the tasks extension is offered on 2026-07-28 only).
+ * input_required, and the tasks extension is offered on 2026-07-28 only), the ones that ask the client mid-call
+ * (sampling, elicitation) 2025's (2026-07-28 has no server-to-client requests).
  */
 export const fixtureTools = (era: Era): ReadonlyArray<ToolDef<z.ZodObject, ToolAnswer>> =>
-  (era === 'modern' ? [...CONTENT_TOOLS, ...SCHEMA_TOOLS, ...INPUT_TOOLS, ...TASK_TOOLS] : [...CONTENT_TOOLS, ...SCHEMA_TOOLS]) as ReadonlyArray<ToolDef<z.ZodObject, ToolAnswer>>;
+  (era === 'modern' ? [...CONTENT_TOOLS, ...SCHEMA_TOOLS, ...INPUT_TOOLS, ...TASK_TOOLS] : [...CONTENT_TOOLS, ...SCHEMA_TOOLS, ...ASK_TOOLS]) as ReadonlyArray<ToolDef<z.ZodObject, ToolAnswer>>;
 
 /**
  * Resources, and on 2025-11-25 logging: logging/setLevel is accepted and the log messages of test_tool_with_logging go

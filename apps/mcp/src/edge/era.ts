@@ -13,7 +13,8 @@ import type { ServerPool } from '../server.js';
 import type { ToolContext } from '../tool.js';
 import { carried, carrier } from './context.js';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
-import { serveJsonExchange } from './json-exchange.js';
+import { type ClientAsks, serveJsonExchange } from './json-exchange.js';
+import { type LegacySessions, RELAY_ID_PREFIX } from '../sessions/index.js';
 import { serveWebExchange } from './web-exchange.js';
 
 /** The revisions the gateway speaks, newest first: 2026-07-28 and every 2025-era revision the SDK serves. */
@@ -27,6 +28,14 @@ const methodOf = (body: unknown): string | undefined => {
   return typeof m === 'string' ? m : undefined;
 };
 
+/** The messages of a body that holds only answers to routed server-to-client requests, or undefined. */
+function answersIn(body: unknown): JSONRPCMessage[] | undefined {
+  const all: unknown[] = Array.isArray(body) ? body : [body];
+  const routed = (m: unknown) => m !== null && typeof m === 'object' && !('method' in m) && typeof (m as { id?: unknown }).id === 'string' &&
+    (m as { id: string }).id.startsWith(RELAY_ID_PREFIX) && ('result' in m || 'error' in m);
+  return all.length > 0 && all.every(routed) ? (all as JSONRPCMessage[]) : undefined;
+}
+
 export interface EraOptions {
   /** The servers that answer requests (one pool for both eras). */
   pool: ServerPool;
@@ -34,6 +43,8 @@ export interface EraOptions {
   bus?: ServerEventBus | undefined;
   /** Open listen streams at most, per process. */
   maxSubscriptions?: number | undefined;
+  /** 2025-era sessions (Mcp-Session-Id); none: the 2025 side stays stateless, as before. */
+  sessions?: LegacySessions | undefined;
   onerror: (err: Error) => void;
 }
 
@@ -46,10 +57,11 @@ export interface EraEndpoint {
 }
 
 /**
- * Both eras on one URL, stateless. The body decides (SDK's classifyInboundRequest): a request carrying the
- * 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (server/discover, envelope and Mcp-Method /
- * Mcp-Name checks, cache hints, subscriptions/listen); anything else is a 2025-era request, served as before by a
- * fresh server over a stateless JSON exchange (src/edge/json-exchange.ts; JSON answers, not SSE), so 2025 clients see no change.
+ * Both eras on one URL, with no state in a replica. The body decides (SDK's classifyInboundRequest): a request
+ * carrying the 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (server/discover, envelope and
+ * Mcp-Method / Mcp-Name checks, cache hints, subscriptions/listen); anything else is a 2025-era request, served by a
+ * server over a JSON exchange (src/edge/json-exchange.ts; JSON answers, SSE while a call talks back), in the
+ * request's 2025-era session when it names one (src/sessions/: a signed token, checked here, so no replica keeps it).
  */
 export function eraEndpoint(o: EraOptions): EraEndpoint {
   const modern = createMcpHandler(
@@ -87,11 +99,33 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
         (req as Request & { auth?: AuthInfo }).auth = auth;
         return node(req, res, body);
       }
+      const sessions = o.sessions;
+      let asks: ClientAsks | undefined;
+      if (sessions) {
+        const sent = req.get('mcp-session-id');
+        if (sent !== undefined) {
+          const claims = await sessions.check(sent, ctx);
+          // Forged, expired, ended or another key's: the spec's answer for a session the server does not know.
+          if (!claims) return sendRpcError(res, 404, 'Session not found: initialize again without Mcp-Session-Id to open a new one', -32001, rpcIdOf(body));
+          ctx.mcpSession = claims;
+          asks = { ask: (deliver) => sessions.ask(claims.keyId, deliver) };
+        }
+        // The client's answers to requests a call sent it: to the call, on whichever replica it waits.
+        const answers = answersIn(body);
+        if (answers) {
+          for (const a of answers) sessions.answer(a, ctx.actor.key.id);
+          return void res.status(202).end();
+        }
+        if (method === 'initialize') {
+          const params = (body as { params?: { capabilities?: unknown } }).params;
+          res.setHeader('mcp-session-id', await sessions.open(ctx, params?.capabilities));
+        }
+      }
       // An initialize leaves the client's identity and revision on its server, and a batch may hold one: a server of
       // its own, not kept.
       const fresh = method === undefined || method === 'initialize';
       const server = o.pool.take(ctx, 'legacy', { fresh });
-      await serveJsonExchange(server, auth, req, res, legacyNotFound, fresh ? undefined : o.pool.release);
+      await serveJsonExchange(server, auth, req, res, legacyNotFound, fresh ? undefined : o.pool.release, asks);
     },
   };
 }

@@ -7,12 +7,14 @@ import type { ToolContext } from '../tool.js';
 import { type Stream, StreamRegistry } from './streams.js';
 import { visibleUri } from './watch.js';
 import { taskListens } from './tasks.js';
+import { legacySessions } from '../sessions/index.js';
 
 /**
  * Live subscriptions (2026-07-28 `subscriptions/listen` with `resourceSubscriptions: ["task://KEY", "doc://ID"]`).
  * The SDK's listen router owns the wire (acknowledgement, subscription ids, keep-alives, the completion result when
  * the gateway drains); this module decides who may listen to what, and feeds each stream the changes its key may
- * see, from the change feed every process publishes on (Redis pub/sub; in-process when embedded).
+ * see, from the change feed every process publishes on (Redis pub/sub; in-process when embedded). 2025-era
+ * sessions' GET streams (src/sessions/) hang off the same registry and hear the same changes.
  */
 export interface SubscriptionOptions {
   deps: Deps;
@@ -22,8 +24,10 @@ export interface SubscriptionOptions {
   /** Open streams per key (default 10), and per process (default 2000). */
   perKey?: number;
   perProcess?: number;
-  /** Resources one stream may watch (default 100). */
+  /** Resources one stream (or 2025-era session) may watch (default 100). */
   perStream?: number;
+  /** How long a call waits for a 2025 client's answer to a server-to-client request (default 60 s). */
+  askTimeoutMs?: number;
 }
 
 /** The seams McpAppOptions takes (`bus`, `maxSubscriptions`, `beforeListen`), and the registry for tests and figures. */
@@ -34,6 +38,9 @@ export function liveSubscriptions(o: SubscriptionOptions) {
   let unsubscribe: (() => void) | undefined;
   const log = o.logger.child({ component: 'subscriptions' });
   const taskStreams = taskListens({ deps: o.deps, perStream });
+  const sessions = legacySessions({ deps: o.deps, registry, perKey, perSession: perStream, follow: () => follow(), askTimeoutMs: o.askTimeoutMs,
+    perProcess: o.perProcess ?? 2000, draining: () => o.drain?.draining ?? false,
+  });
   const follow = () => {
     unsubscribe ??= o.changes.subscribe((c) => void onChange(c).catch((err: Error) => log.warn({ err: err.message }, 'change delivery failed')));
   };
@@ -42,6 +49,7 @@ export function liveSubscriptions(o: SubscriptionOptions) {
   async function onChange(c: Change): Promise<void> {
     if (c.kind === 'access') return recheck(c);
     if (c.kind === 'run') return taskStreams.changed(c.workspaceId, c.id);
+    if (c.kind === 'relay') return sessions.onRelay(c);
     const uri = changeUri(c)!;
     const streams = registry.watching(uri).filter((s) => s.actor.workspace.id === c.workspaceId);
     if (!streams.length) return;
@@ -57,7 +65,7 @@ export function liveSubscriptions(o: SubscriptionOptions) {
       const sees = (await visibleUri(first.actor, undefined, uri, o.deps)) === uri;
       for (const s of group) {
         if (sees) registry.deliver(s, uri);
-        else registry.cut(s);
+        else if (!s.sessionId) registry.cut(s);
       }
     }));
   }
@@ -128,8 +136,16 @@ export function liveSubscriptions(o: SubscriptionOptions) {
     maxSubscriptions: o.perProcess ?? 2000,
     beforeListen,
     registry,
-    /** Ends the task streams, which this module serves itself (the SDK ends the others). */
-    closeListens: () => taskStreams.closeAll(),
+    /**
+     * 2025-era sessions (sessions/): their GET streams hang off this registry and their messages between replicas
+     * off the same feed, followed from the first session this process sees on.
+     */
+    sessions,
+    /** Ends the task streams and the sessions' GET streams, which this module serves itself (the SDK ends the others). */
+    closeListens: () => {
+      taskStreams.closeAll();
+      sessions.closeAll();
+    },
     /** Stops following the feed (the streams themselves end with the gateway's drain). */
     close() {
       unsubscribe?.();

@@ -16,6 +16,11 @@ export interface Stream {
   res: Response;
   /** The SDK's per-stream listener (writes the notification on the stream); set when the stream opens. */
   listener?: (event: ServerEvent) => void;
+  /**
+   * A 2025-era session's GET stream (sessions/): its subscriptions change while it is open, and a resource it no
+   * longer sees is only not notified (the stream carries the session's other subscriptions).
+   */
+  sessionId?: string;
 }
 
 /**
@@ -29,6 +34,7 @@ export class StreamRegistry implements ServerEventBus {
   private readonly all = new Set<Stream>();
   private readonly byKey = new Map<string, Set<Stream>>();
   private readonly byUri = new Map<string, Set<Stream>>();
+  private readonly bySession = new Map<string, Set<Stream>>();
   /** Listeners opened outside a registered request (none today): they hear what `publish` sends. */
   private readonly others = new Set<(event: ServerEvent) => void>();
 
@@ -37,6 +43,7 @@ export class StreamRegistry implements ServerEventBus {
     this.all.add(s);
     add(this.byKey, s.actor.key.id, s);
     for (const uri of s.watched.keys()) add(this.byUri, uri, s);
+    if (s.sessionId) add(this.bySession, s.sessionId, s);
     s.res.once('close', () => this.remove(s));
   }
 
@@ -44,7 +51,25 @@ export class StreamRegistry implements ServerEventBus {
     if (!this.all.delete(s)) return;
     drop(this.byKey, s.actor.key.id, s);
     for (const uri of s.watched.keys()) drop(this.byUri, uri, s);
+    if (s.sessionId) drop(this.bySession, s.sessionId, s);
     s.listener = undefined;
+  }
+
+  /** An open stream starts watching `canonical` (a session's subscribe); `sent` is what its notifications carry. */
+  watch(s: Stream, canonical: string, sent: string): void {
+    if (!this.all.has(s)) return;
+    s.watched.set(canonical, sent);
+    add(this.byUri, canonical, s);
+  }
+
+  unwatch(s: Stream, canonical: string): void {
+    if (!s.watched.delete(canonical)) return;
+    drop(this.byUri, canonical, s);
+  }
+
+  /** The open GET streams of a 2025-era session. */
+  ofSession(sessionId: string): Stream[] {
+    return [...(this.bySession.get(sessionId) ?? [])];
   }
 
   /** Runs `serve` with `s` as the stream the SDK's next subscribe belongs to. */

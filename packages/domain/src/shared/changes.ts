@@ -11,7 +11,12 @@ export type Change =
   | { kind: 'doc'; workspaceId: string; id: string }
   /** A bulk run (an MCP task of update_tasks) changed state: its listeners read it again. */
   | { kind: 'run'; workspaceId: string; id: string }
-  | { kind: 'access'; keyId?: string | undefined; grantId?: string | undefined; userId?: string | undefined };
+  | { kind: 'access'; keyId?: string | undefined; grantId?: string | undefined; userId?: string | undefined }
+  /**
+   * Not a change of data: a message between the MCP gateway's replicas (a client's answer to a server-to-client
+   * request, a session's subscription or its end), carried by the same bus so any replica can serve any request.
+   */
+  | { kind: 'relay'; topic: string; to: string; keyId: string; data?: unknown };
 
 /** The repository side: notes made in a transaction go out after its commit (at once outside a transaction). */
 export interface ChangeNotes {

@@ -16,5 +16,6 @@ export * from './period.js';
 export * from './plans.js';
 export * from './outbox.js';
 export * from './changes.js';
+export type * from './mcp-sessions.js';
 export * from './activity.js';
 export type * from './store.js';

@@ -23,6 +23,7 @@ import * as activeDue from './021-active-due.js';
 import * as activityMeeting from './022-activity-meeting.js';
 import * as bulkRuns from './023-bulk-runs.js';
 import * as toolRuns from './024-tool-runs.js';
+import * as mcpSessions from './025-mcp-sessions.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001-core': core,
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '022-activity-meeting': activityMeeting,
   '023-bulk-runs': bulkRuns,
   '024-tool-runs': toolRuns,
+  '025-mcp-sessions': mcpSessions,
 };
 
 /** Migrations compiled into the bundle, so built apps need no migration directory. */
