@@ -222,14 +222,20 @@ async function applyWave(call: Call, wave: WaveItem[]): Promise<void> {
   const columns = [...new Set(changes.flatMap((c) => (c.statusId !== undefined ? [c.statusId] : [])))];
   const tops = columns.length ? await deps.store.tasks.columnTops(columns, besides) : new Map<string, number | null>();
   // The call's tasks where the wave's earlier items leave them: a column's top, and a task's position, count them so.
-  const places = new Map<string, Place>(known.records().map((t) => [t.id, { id: t.id, statusId: t.statusId, rank: t.rank, active: t.archivedAt === null }]));
+  const read = new Map<string, Place>(known.records().map((t) => [t.id, { id: t.id, statusId: t.statusId, rank: t.rank, active: t.archivedAt === null }]));
+  const places = new Map(read);
+  const ahead = (of: Map<string, Place>, place: Place) => {
+    let n = 0;
+    for (const p of of.values()) if (p.id !== place.id && p.active && p.statusId === place.statusId && above(p, place)) n++;
+    return n;
+  };
   const top = (statusId: string, taskId: string) => {
     let first = tops.get(statusId) ?? null;
     for (const p of places.values()) if (p.statusId === statusId && p.active && p.id !== taskId && (first === null || p.rank < first)) first = p.rank;
     return rankBetween(null, first) ?? 0;
   };
 
-  const planned: Array<{ i: number; task: TaskRecord; input: UpdateTaskInput; change: TaskChange; above: number }> = [];
+  const planned: Array<{ i: number; task: TaskRecord; input: UpdateTaskInput; change: TaskChange; shift: number }> = [];
   for (const w of wave) {
     if ('error' in w) {
       refuse(call, w.i, w.key, w.error);
@@ -242,18 +248,18 @@ async function applyWave(call: Call, wave: WaveItem[]): Promise<void> {
       const { entry, moved } = plannedEntries(deps, actor, task, patch, status);
       const place = { id: task.id, statusId: patch.statusId ?? task.statusId, rank: patch.rank ?? task.rank, active: true };
       places.set(task.id, place);
-      // Its position as this item leaves the call's tasks (the others above it are counted by the statement).
-      let count = 0;
-      for (const p of places.values()) if (p.id !== task.id && p.active && p.statusId === place.statusId && above(p, place)) count++;
+      // The statement counts the tasks above the new place as they were before it: the call's tasks are counted
+      // where this item leaves them instead, the earlier items' moves made and the later ones' not yet.
+      const shift = ahead(places, place) - ahead(read, place);
       const activity = [entry, moved].filter((e): e is ActivityRecord => e !== undefined);
-      planned.push({ i: w.i, task, input, change: { id: task.id, version: task.version, patch, jobs, activity }, above: count });
+      planned.push({ i: w.i, task, input, change: { id: task.id, version: task.version, patch, jobs, activity }, shift });
     } catch (e) {
       refuse(call, w.i, task.key, e);
     }
   }
   if (!planned.length) return;
 
-  const views = await deps.store.tasks.updateViews(planned.map((p) => p.change), actor.user.id, { workspaceId: actor.workspace.id, besides });
+  const views = await deps.store.tasks.updateViews(planned.map((p) => p.change), actor.user.id, { workspaceId: actor.workspace.id });
   let queued = planned.some((p, k) => views[k] !== undefined && p.change.jobs.length > 0);
   const again: typeof planned = [];
   for (const [k, p] of planned.entries()) {
@@ -264,7 +270,7 @@ async function applyWave(call: Call, wave: WaveItem[]): Promise<void> {
     }
     const [entry, moved] = [p.change.activity.find((e) => e.action === 'task.updated'), p.change.activity.find((e) => e.action === 'task.moved')];
     if (await taskChangeEvents(deps.store, deps, actor, p.task, view.task, entry, moved)) queued = true;
-    const details = { ...view.details, position: view.details.position === null ? null : view.details.position + p.above };
+    const details = { ...view.details, position: view.details.position === null ? null : view.details.position + p.shift };
     known.set(view.task);
     call.results[p.i] = { task: view.task.key, status: 200, data: presentTask(view.task, details) };
   }

@@ -196,11 +196,11 @@ export interface TaskRepos {
     /**
      * Many tasks' changes in one statement, each as `updateView` makes one with `also.version`, its labels (the
      * workspace's), jobs and activity entries: answers per change, in order, the task as changed (with its board's
-     * members and details) or undefined when its version moved (nothing of it written). `details.position` leaves out
-     * the tasks in `besides`, whose places the caller counts itself (it changes some of them in the same statement).
-     * For tasks of one workspace, each named once.
+     * members and details) or undefined when its version moved (nothing of it written). `details.position` counts the
+     * tasks above the new place as they were before the statement (the others of the set at their old places). For
+     * tasks of one workspace, each named once.
      */
-    updateViews(changes: readonly TaskChange[], viewerId: string | null, o: { workspaceId: string; besides: string[] }): Promise<Array<TaskFullView | undefined>>;
+    updateViews(changes: readonly TaskChange[], viewerId: string | null, o: { workspaceId: string }): Promise<Array<TaskFullView | undefined>>;
     /** The rank of each column's first active task but those in `besides` (null: none), in one query. */
     columnTops(statusIds: string[], besides: string[]): Promise<Map<string, number | null>>;
     delete(id: string): Promise<void>;

@@ -15,11 +15,11 @@ const CHANGES = statementFamily(32);
  * task read back as `updateView` reads one (its column, its board's members, its details). The patches travel as one
  * JSON document, each a row of `tasks` with only its own columns (jsonb_populate_record types them; a column a patch
  * does not name keeps its value). Answers per change, in order: the task as changed, or undefined when its guard did
- * not hold (nothing of it written). A changed task's `details.position` counts the tasks above it but those in
- * `besides`, whose places the caller knows better than this statement's snapshot (it is changing some of them).
+ * not hold (nothing of it written). A changed task's `details.position` counts the tasks above its new place as
+ * they were before the statement (the statement's snapshot), as `updateView`'s does.
  */
 export async function updateTaskViews(
-  db: Knex, changes: readonly TaskChange[], viewerId: string | null, o: { workspaceId: string; besides: string[] },
+  db: Knex, changes: readonly TaskChange[], viewerId: string | null, o: { workspaceId: string },
 ): Promise<Array<TaskFullView | undefined>> {
   if (!changes.length) return [];
   const input = changes.map((c) => {
@@ -73,7 +73,7 @@ export async function updateTaskViews(
     .join('statuses', 'statuses.id', 'tasks.status_id')
     .join('boards', 'boards.id', 'tasks.board_id')
     .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
-    .select(detailColumns(db, viewerId, o.besides));
+    .select(detailColumns(db, viewerId));
   const { sql, bindings } = q.toSQL();
   const rows = await CHANGES(db, sql, bindings, true);
   const byId = new Map<string, Row>(rows.map((r) => [r.id as string, r]));

@@ -56,7 +56,7 @@ export const ATTACHMENT = columnMap<AttachmentRecord>('attachments', {
  * The details of the full form as columns of the task's own row: subtasks, attachments, time logs, linked pages the
  * viewer may read (null viewer = every page), subtasks on boards the viewer may see and the position in the column, each a correlated subquery on its index.
  */
-export function detailColumns(db: Knex, viewerId: string | null, besides?: string[]): Knex.Raw[] {
+export function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
   return [
     // Subtasks share the project but may lie on a board closed to the viewer: those are left out.
     db.raw(
@@ -80,10 +80,9 @@ export function detailColumns(db: Knex, viewerId: string | null, besides?: strin
     ),
     db.raw(
       // The task itself is left out by id: in the statement that changes it (updateView) this subquery sees the row as
-      // it was before the change, which may lie above its new place. `besides`: tasks the caller counts itself.
+      // it was before the change, which may lie above its new place.
       `case when tasks.archived_at is null then (select count(*) from tasks p where p.status_id = tasks.status_id and p.archived_at is null
-         and (p.rank, p.id) < (tasks.rank, tasks.id) and p.id <> tasks.id${besides ? ' and not (p.id = any(?::text[]))' : ''}) end as column_position`,
-      besides ? [besides] : [],
+         and (p.rank, p.id) < (tasks.rank, tasks.id) and p.id <> tasks.id) end as column_position`,
     ),
   ];
 }
