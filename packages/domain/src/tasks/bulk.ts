@@ -218,11 +218,13 @@ async function applyWave(call: Call, wave: WaveItem[]): Promise<void> {
   const liveUserIds = named.length
     ? (await deps.store.users.byIds(actor.workspace.id, named)).filter((u) => u.deletedAt === null).map((u) => u.id)
     : [];
-  const besides = known.ids();
+  // The call's tasks (those read up front or changed by it, and the wave's own), whose places are counted in memory.
+  const records = new Map(known.records().map((t) => [t.id, t]));
+  for (const w of wave) if ('task' in w && !records.has(w.task.id)) records.set(w.task.id, w.task);
   const columns = [...new Set(changes.flatMap((c) => (c.statusId !== undefined ? [c.statusId] : [])))];
-  const tops = columns.length ? await deps.store.tasks.columnTops(columns, besides) : new Map<string, number | null>();
-  // The call's tasks where the wave's earlier items leave them: a column's top, and a task's position, count them so.
-  const read = new Map<string, Place>(known.records().map((t) => [t.id, { id: t.id, statusId: t.statusId, rank: t.rank, active: t.archivedAt === null }]));
+  const tops = columns.length ? await deps.store.tasks.columnTops(columns, [...records.keys()]) : new Map<string, number | null>();
+  // Where the wave's earlier items leave them: a column's top, and a task's position, count them so.
+  const read = new Map<string, Place>([...records.values()].map((t) => [t.id, { id: t.id, statusId: t.statusId, rank: t.rank, active: t.archivedAt === null }]));
   const places = new Map(read);
   const ahead = (of: Map<string, Place>, place: Place) => {
     let n = 0;
@@ -363,11 +365,6 @@ class TaskCache {
   /** The tasks the call has read or changed, as it last had them. */
   records(): TaskRecord[] {
     return [...new Set(this.byRef.values())];
-  }
-
-  /** Their ids. */
-  ids(): string[] {
-    return this.records().map((t) => t.id);
   }
 
   /** The task as a change left it. */
