@@ -391,6 +391,39 @@ describe('round-trips', () => {
       expect(Number(JSON.parse(got.headers.get('etag')!))).toBe(Number(JSON.parse(etag)) + 2);
     });
 
+    it('a bulk call of 100 items sends as many statements as one of 2: the items are read, planned and written set-wise', async () => {
+      const other = await ws.user();
+      const columns = project.boards[0].statuses;
+      const tasks: any[] = [];
+      for (let i = 0; i < 100; i++) tasks.push((await h.call(ws.token, 'POST', '/tasks', { title: `bulk ${i}`, projectId: project.id })).body.data);
+      await h.runtime.jobs.drain();
+      // Field edits, every third item also moved to another column, every fifth given an assignee (a job) and labels.
+      const items = (n: number, round: number) => tasks.slice(0, n).map((t, i) => ({
+        task: t.key, title: `bulk ${i} ${round}`, priority: ['high', 'low'][round % 2],
+        ...(i % 3 === 0 ? { column: columns[(round + 1) % columns.length].name } : {}),
+        ...(i % 5 === 0 ? { assigneeIds: [other.id], labels: [`l${round}`] } : {}),
+      }));
+      const count = async (n: number, round: number) => {
+        let res: any;
+        const sql = await queriesOf(h.runtime.db, async () => {
+          res = await h.call(ws.token, 'POST', '/tasks/bulk', { items: items(n, round) });
+        });
+        expect(res.status).toBe(200);
+        expect(res.body.data.map((r: any) => r.status)).toEqual(Array(n).fill(200));
+        await h.runtime.jobs.drain();
+        // (What follows the commit is the in-process worker delivering the assignees' notifications.)
+        const commit = sql.findIndex((q) => /^commit\b/i.test(q));
+        return commit < 0 ? sql : sql.slice(0, commit + 1);
+      };
+      const few = await count(2, 0);
+      const many = await count(100, 1);
+      expect(many.length, many.join('\n')).toBe(few.length);
+      // The key, BEGIN, the tasks, the board, the assignees, the columns' tops, the change of them all, COMMIT.
+      expect(many.length, many.join('\n')).toBeLessThanOrEqual(8);
+      const moved = (await h.call(ws.token, 'GET', `/tasks/${tasks[0].key}`)).body.data;
+      expect(moved).toMatchObject({ title: 'bulk 0 1', priority: 'low', statusId: columns[2].id, assigneeIds: [other.id], labels: ['l1'] });
+    });
+
     it('a revoked key fails on the next request: nothing serves it from a cache', async () => {
       const user = await ws.user();
       const key = await ws.key(user.id);

@@ -1,17 +1,20 @@
-import { type Deps, DomainError, formatIssues, invalid, missingRef, type Repos, z } from '../shared/index.js';
+import { type ActivityRecord, type Deps, DomainError, formatIssues, invalid, missingRef, type Repos, z } from '../shared/index.js';
 import { type Actor, canSeeBoard, requireScope } from '../keys/index.js';
 import { type BoardRecord, columnByRef } from '../projects/index.js';
-import { changeTask } from './change.js';
-import { boardFor } from './checks.js';
+import { changeTask, planChange, plannedEntries } from './change.js';
+import { assertActive, boardFor } from './checks.js';
+import { taskChangeEvents } from './events.js';
+import { presentTask } from './present.js';
+import { rankBetween } from './rank.js';
 import { taskRef, visibleTask } from './lookup.js';
-import type { TaskRecord } from './ports.js';
+import type { TaskChange, TaskRecord } from './ports.js';
 import { Task, UpdateTaskInput } from './schema.js';
 
 /**
  * Bulk changes: many PATCHes in one call. Each item gets the answer it would get alone, in order (a later item sees
- * what an earlier one did), with the same activity entries and webhook events, because each goes through the single
- * change's own use case (changeTask). What is done set-wise is only what cannot change an answer: the tasks are read
- * in one query up front, columns are looked up on boards read once, and the whole call is one transaction.
+ * what an earlier one did), with the same activity entries and webhook events, because each is planned by the single
+ * change's own rules (planChange, plannedEntries, taskChangeEvents). What is done set-wise cannot change an answer: the
+ * tasks are read in one query, the items planned in memory in order, and written in one statement (applyTaskItems).
  */
 
 export const BULK_MAX_ITEMS = 100;
@@ -98,8 +101,15 @@ export async function bulkUpdateTasks(actor: Actor, input: BulkTasksInput, deps:
 
 /**
  * Applies a slice of a bulk call's items in order, each as PATCH would alone, in the caller's store (a transaction:
- * an item that fails leaves nothing, as its own write is one statement or a savepoint). Runs any slice, so a caller
- * may drive a long call batch by batch and stop between batches.
+ * an item that fails leaves nothing). Runs any slice, so a caller may drive a long call batch by batch and stop
+ * between batches.
+ *
+ * Set-wise: the tasks are read in one query up front; then a run of consecutive items naming distinct tasks (a wave)
+ * is planned in memory with PATCH's own rules (planChange: the columns' tops and the named people each read once for
+ * the wave) and written in one statement (tasks.updateViews), each row guarded by the version its plan read. An item
+ * whose task changed meanwhile is planned and written again alone. An item that names a task an earlier item of the
+ * wave names starts the next wave (it sees what the earlier one did); an item with a parent or another board is made
+ * alone, as PATCH makes it, between waves.
  */
 export async function applyTaskItems(actor: Actor, items: readonly unknown[], deps: Deps, o: ApplyOptions = {}): Promise<BulkTaskResult[]> {
   requireScope(actor, 'tasks:write');
@@ -107,28 +117,168 @@ export async function applyTaskItems(actor: Actor, items: readonly unknown[], de
   const prepared: Prepared[] = [];
   for (const raw of items) prepared.push(await prepareItem(raw, o.prepare, deps));
   const known = await TaskCache.read(actor, prepared.flatMap((p) => ('item' in p ? [p.item.task] : [])), deps.store);
-  const boards = new Map<string, BoardRecord>();
-  const results: BulkTaskResult[] = [];
-  for (const [i, p] of prepared.entries()) {
-    let key: string | null = 'item' in p ? p.item.task : p.ref;
-    try {
-      if ('error' in p) throw p.error;
-      const task = await known.get(actor, p.item.task, deps.store);
-      key = task.key;
-      const input = await withColumn(actor, task, p.item, boards, deps.store);
-      // The caller's store is a transaction (bulkUpdateTasks, or a batch's own): each item's statements commit with it.
-      const { answer, record } = await changeTask(actor, task.id, input, deps, undefined, {
-        known: task, inTransaction: true, boards, renumbered: (statusId) => known.renumbered(statusId),
-      });
-      known.set(record);
-      results.push({ task: record.key, status: 200, data: answer.data });
-    } catch (e) {
-      if (!(e instanceof DomainError)) throw e;
-      if (o.atomic) throw named(e, (o.offset ?? 0) + i);
-      results.push({ task: key, status: e.status, error: { code: e.code, message: e.message } });
+  const call: Call = { actor, deps, known, boards: new Map(), results: [], o };
+  for (let i = 0; i < prepared.length;) {
+    const wave = await gather(call, prepared, i);
+    if (wave.length) {
+      await applyWave(call, wave);
+      i += wave.length;
+    } else {
+      await applyAlone(call, prepared[i]!, i);
+      i++;
     }
   }
-  return results;
+  return call.results;
+}
+
+/** What every item of one call shares. */
+interface Call {
+  actor: Actor;
+  deps: Deps;
+  known: TaskCache;
+  boards: Map<string, BoardRecord>;
+  results: BulkTaskResult[];
+  o: ApplyOptions;
+}
+
+/** An item of a wave: its task and change, or the refusal it met on the way (answered in its turn). */
+type WaveItem = { i: number; task: TaskRecord; input: UpdateTaskInput } | { i: number; error: unknown; key: string | null };
+
+/** Refuses item `i` as it would be alone: the call's error when atomic, else its answer. */
+function refuse(call: Call, i: number, key: string | null, e: unknown): void {
+  if (!(e instanceof DomainError)) throw e;
+  if (call.o.atomic) throw named(e, (call.o.offset ?? 0) + i);
+  call.results[i] = { task: key, status: e.status, error: { code: e.code, message: e.message } };
+}
+
+/** An item made alone, as PATCH makes it (in the call's transaction). */
+async function applyAlone(call: Call, p: Prepared, i: number, fresh = false): Promise<void> {
+  const { actor, deps, known, boards } = call;
+  let key: string | null = 'item' in p ? p.item.task : p.ref;
+  try {
+    if ('error' in p) throw p.error;
+    const task = await known.get(actor, p.item.task, deps.store);
+    key = task.key;
+    const input = await withColumn(actor, task, p.item, boards, deps.store);
+    // `fresh`: the task changed since it was read (a wave's guard did not hold); the change reads it again.
+    const { answer, record } = await changeTask(actor, task.id, input, deps, undefined, {
+      ...(fresh ? {} : { known: task }), inTransaction: true, boards, renumbered: (statusId) => known.renumbered(statusId),
+    });
+    known.set(record);
+    call.results[i] = { task: record.key, status: 200, data: answer.data };
+  } catch (e) {
+    refuse(call, i, key, e);
+  }
+}
+
+/**
+ * The wave that starts at item `start`: the items up to the first that must be made alone (a parent, another board)
+ * or that names a task already in the wave. Empty when item `start` itself must be made alone.
+ */
+async function gather(call: Call, prepared: readonly Prepared[], start: number): Promise<WaveItem[]> {
+  const { actor, deps, known, boards } = call;
+  const wave: WaveItem[] = [];
+  const taskIds = new Set<string>();
+  for (let i = start; i < prepared.length; i++) {
+    const p = prepared[i]!;
+    if ('error' in p) {
+      wave.push({ i, error: p.error, key: p.ref });
+      continue;
+    }
+    if (p.item.parentId !== undefined || p.item.boardId !== undefined) break;
+    let key = p.item.task;
+    try {
+      const task = await known.get(actor, p.item.task, deps.store);
+      key = task.key;
+      if (taskIds.has(task.id)) break;
+      taskIds.add(task.id);
+      wave.push({ i, task, input: await withColumn(actor, task, p.item, boards, deps.store) });
+    } catch (e) {
+      wave.push({ i, error: e, key });
+    }
+  }
+  return wave;
+}
+
+/** Where a task of the call stands as the wave's earlier items leave it. */
+interface Place {
+  id: string;
+  statusId: string;
+  rank: number;
+  active: boolean;
+}
+const above = (a: Place, b: Place) => a.rank < b.rank || (a.rank === b.rank && a.id < b.id);
+
+/** Plans every item of a wave in order, writes them in one statement, and answers each. */
+async function applyWave(call: Call, wave: WaveItem[]): Promise<void> {
+  const { actor, deps, known, boards } = call;
+  const changes = wave.flatMap((w) => ('task' in w ? [w.input] : []));
+  // What PATCH reads per change, read once for the wave: the people the changes name, the tops of their columns.
+  const named = [...new Set(changes.flatMap((c) => [...(c.assigneeIds ?? []), ...(c.assigneeId ? [c.assigneeId] : [])]))];
+  const liveUserIds = named.length
+    ? (await deps.store.users.byIds(actor.workspace.id, named)).filter((u) => u.deletedAt === null).map((u) => u.id)
+    : [];
+  // The call's tasks (those read up front or changed by it, and the wave's own), whose places are counted in memory.
+  const records = new Map(known.records().map((t) => [t.id, t]));
+  for (const w of wave) if ('task' in w && !records.has(w.task.id)) records.set(w.task.id, w.task);
+  const columns = [...new Set(changes.flatMap((c) => (c.statusId !== undefined ? [c.statusId] : [])))];
+  const tops = columns.length ? await deps.store.tasks.columnTops(columns, [...records.keys()]) : new Map<string, number | null>();
+  // Where the wave's earlier items leave them: a column's top, and a task's position, count them so.
+  const read = new Map<string, Place>([...records.values()].map((t) => [t.id, { id: t.id, statusId: t.statusId, rank: t.rank, active: t.archivedAt === null }]));
+  const places = new Map(read);
+  const ahead = (of: Map<string, Place>, place: Place) => {
+    let n = 0;
+    for (const p of of.values()) if (p.id !== place.id && p.active && p.statusId === place.statusId && above(p, place)) n++;
+    return n;
+  };
+  const top = (statusId: string, taskId: string) => {
+    let first = tops.get(statusId) ?? null;
+    for (const p of places.values()) if (p.statusId === statusId && p.active && p.id !== taskId && (first === null || p.rank < first)) first = p.rank;
+    return rankBetween(null, first) ?? 0;
+  };
+
+  const planned: Array<{ i: number; task: TaskRecord; input: UpdateTaskInput; change: TaskChange; shift: number }> = [];
+  for (const w of wave) {
+    if ('error' in w) {
+      refuse(call, w.i, w.key, w.error);
+      continue;
+    }
+    const { task, input } = w;
+    try {
+      assertActive(task);
+      const { patch, jobs, status } = await planChange(actor, task, input, deps.store, deps, { boards, top, liveUserIds });
+      const { entry, moved } = plannedEntries(deps, actor, task, patch, status);
+      const place = { id: task.id, statusId: patch.statusId ?? task.statusId, rank: patch.rank ?? task.rank, active: true };
+      places.set(task.id, place);
+      // The statement counts the tasks above the new place as they were before it: the call's tasks are counted
+      // where this item leaves them instead, the earlier items' moves made and the later ones' not yet.
+      const shift = ahead(places, place) - ahead(read, place);
+      const activity = [entry, moved].filter((e): e is ActivityRecord => e !== undefined);
+      planned.push({ i: w.i, task, input, change: { id: task.id, version: task.version, patch, jobs, activity }, shift });
+    } catch (e) {
+      refuse(call, w.i, task.key, e);
+    }
+  }
+  if (!planned.length) return;
+
+  const views = await deps.store.tasks.updateViews(planned.map((p) => p.change), actor.user.id, { workspaceId: actor.workspace.id });
+  let queued = planned.some((p, k) => views[k] !== undefined && p.change.jobs.length > 0);
+  const again: typeof planned = [];
+  for (const [k, p] of planned.entries()) {
+    const view = views[k];
+    if (!view) {
+      again.push(p);
+      continue;
+    }
+    const [entry, moved] = [p.change.activity.find((e) => e.action === 'task.updated'), p.change.activity.find((e) => e.action === 'task.moved')];
+    if (await taskChangeEvents(deps.store, deps, actor, p.task, view.task, entry, moved)) queued = true;
+    const details = { ...view.details, position: view.details.position === null ? null : view.details.position + p.shift };
+    known.set(view.task);
+    call.results[p.i] = { task: view.task.key, status: 200, data: presentTask(view.task, details) };
+  }
+  if (queued) deps.jobs.notify();
+  // Changed meanwhile (by another call since the wave read it): planned and made again alone, on the task as it is now.
+  for (const p of again) await applyAlone(call, { item: { ...p.input, task: p.task.id } as BulkTaskItem }, p.i, true);
 }
 
 type Prepared = { item: BulkTaskItem } | { error: DomainError; ref: string | null };
@@ -210,6 +360,11 @@ class TaskCache {
   renumbered(statusId: string): void {
     for (const [ref, t] of this.byRef) if (t.statusId === statusId) this.byRef.delete(ref);
     this.asked.clear();
+  }
+
+  /** The tasks the call has read or changed, as it last had them. */
+  records(): TaskRecord[] {
+    return [...new Set(this.byRef.values())];
   }
 
   /** The task as a change left it. */

@@ -1,4 +1,4 @@
-import { type Deps, DomainError, job, missingRef, type OutboxJob, rejected, type Repos, richText } from '../shared/index.js';
+import { type ActivityRecord, type Deps, DomainError, job, missingRef, type OutboxJob, rejected, type Repos, richText } from '../shared/index.js';
 import { type Actor, canSeeBoard, requireScope } from '../keys/index.js';
 import { checkSeenVersion, checkVersion, type Versioned, withoutVersion, type WriteOptions } from '../versions/index.js';
 import {
@@ -31,6 +31,13 @@ export interface ChangeContext {
   boards?: Map<string, BoardRecord>;
   /** Hears when placing the task renumbered a column: the ranks of its other tasks, as the caller read them, are stale. */
   renumbered?: (statusId: string) => void;
+  /**
+   * The rank at the top of a column, the task itself left out, as the caller knows the column (a bulk change places
+   * many tasks from one read of the columns' tops); without it the rank is read.
+   */
+  top?: (statusId: string, taskId: string) => number;
+  /** The live people of the workspace among every id the caller's changes name, read once by the caller. */
+  liveUserIds?: string[];
 }
 
 /**
@@ -113,10 +120,7 @@ async function editAlone(
     throw err;
   }
   const { task, view, patch, jobs, status } = plan;
-  // The entries are what the guarded change makes of this very version: the task as read with the patch's values.
-  const planned = { ...task, ...patch, ...(status ? { statusName: status.name, statusCategory: status.category } : {}) };
-  const entry = changeEntry(deps, actor, task, planned);
-  const moved = moveEntry(deps, actor, task, planned);
+  const { entry, moved } = plannedEntries(deps, actor, task, patch, status);
   let now: TaskView | undefined;
   const changed = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
     version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs,
@@ -129,9 +133,23 @@ async function editAlone(
   return { answer: { data: presentTask(changed.task, changed.details), version: changed.task.version }, record: changed.task };
 }
 
-/** Reads and checks what an update needs and makes its patch and jobs, writing nothing. */
-async function planChange(
-  actor: Actor, task: TaskRecord, input: UpdateTaskInput, repos: Repos, deps: Deps, { boards, renumbered }: ChangeContext = {},
+/**
+ * The activity entries a change planned on `task` makes (its task.updated and task.moved, each when there is one):
+ * what the guarded change makes of this very version, the task as read with the patch's values.
+ */
+export function plannedEntries(
+  deps: Pick<Deps, 'newId' | 'now'>, actor: Actor, task: TaskRecord, patch: TaskPatch, status: StatusRecord | undefined,
+): { entry: ActivityRecord | undefined; moved: ActivityRecord | undefined } {
+  const planned = { ...task, ...patch, ...(status ? { statusName: status.name, statusCategory: status.category } : {}) };
+  return { entry: changeEntry(deps, actor, task, planned), moved: moveEntry(deps, actor, task, planned) };
+}
+
+/**
+ * Reads and checks what an update needs and makes its patch and jobs, writing nothing. What `ctx` holds is not read
+ * again (boards, the columns' tops, the live people).
+ */
+export async function planChange(
+  actor: Actor, task: TaskRecord, input: UpdateTaskInput, repos: Repos, deps: Deps, { boards, renumbered, top, liveUserIds }: ChangeContext = {},
 ): Promise<{ patch: TaskPatch; jobs: OutboxJob[]; status?: StatusRecord }> {
   const boardOf = async (id: string) => {
     const board = boards?.get(id) ?? (await boardFor(actor, id, repos, 'boardId'));
@@ -167,7 +185,7 @@ async function planChange(
       placed = status;
       patch.boardId = board.id;
       patch.statusId = status.id;
-      patch.rank = await rankFor(repos, status.id, 0, task.id, renumbered);
+      patch.rank = top ? top(status.id, task.id) : await rankFor(repos, status.id, 0, task.id, renumbered);
       patch.doneAt = doneAtFor(status.category, task.statusCategory === 'done' ? task.doneAt : null, now);
     }
   }
@@ -181,7 +199,7 @@ async function planChange(
     } else if (holder === null || !ids.includes(holder)) {
       holder = ids[0] ?? null;
     }
-    await checkUsers(actor, ids, input.assigneeIds !== undefined ? 'assigneeIds' : 'assigneeId', repos);
+    await checkUsers(actor, ids, input.assigneeIds !== undefined ? 'assigneeIds' : 'assigneeId', repos, liveUserIds);
     patch.assigneeIds = ids;
     patch.assigneeId = holder;
     const added = ids.filter((id) => !task.assigneeIds.includes(id) && id !== actor.user.id);

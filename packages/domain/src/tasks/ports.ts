@@ -105,6 +105,15 @@ export interface TaskFilter {
 /** created: oldest first; position: column order; priority: highest first; dueDate: soonest first, none last; updated: latest first. */
 export type TaskOrder = 'created' | 'position' | 'priority' | 'dueDate' | 'updated';
 export type TaskInsert = Omit<TaskRecord, 'statusName' | 'statusCategory' | 'timeSpentSeconds' | 'key' | 'number' | 'rank' | 'version'>;
+/** One task's change in a set of them (tasks.updateViews): guarded by the version it was planned on. */
+export interface TaskChange {
+  id: string;
+  version: number;
+  patch: TaskPatch;
+  jobs: OutboxJob[];
+  activity: ActivityRecord[];
+}
+
 export type TaskPatch = Partial<
   Pick<
     TaskRecord,
@@ -184,6 +193,16 @@ export interface TaskRepos {
         labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[];
       },
     ): Promise<TaskFullView | undefined>;
+    /**
+     * Many tasks' changes in one statement, each as `updateView` makes one with `also.version`, its labels (the
+     * workspace's), jobs and activity entries: answers per change, in order, the task as changed (with its board's
+     * members and details) or undefined when its version moved (nothing of it written). `details.position` counts the
+     * tasks above the new place as they were before the statement (the others of the set at their old places). For
+     * tasks of one workspace, each named once.
+     */
+    updateViews(changes: readonly TaskChange[], viewerId: string | null, o: { workspaceId: string }): Promise<Array<TaskFullView | undefined>>;
+    /** The rank of each column's first active task but those in `besides` (null: none), in one query. */
+    columnTops(statusIds: string[], besides: string[]): Promise<Map<string, number | null>>;
     delete(id: string): Promise<void>;
     /**
      * A page, with `after(n)`: the position after its first n rows (1 to rows.length; null when nothing follows them),

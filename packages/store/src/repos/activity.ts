@@ -58,6 +58,8 @@ function visible(db: Knex, f: ActivityFilter): Knex.QueryBuilder {
 
 /** An entry as its row's columns. */
 export const activityRow = (entry: ActivityRecord): Row => ACTIVITY.write(entry);
+/** An entry as its row's columns in a JSON document (for jsonb_populate_recordset): `changes` as JSON, not text. */
+export const activityJson = (entry: ActivityRecord): Row => ({ ...ACTIVITY.write(entry), changes: entry.changes });
 
 /**
  * A task's first entry, written by the statement that inserts the task (a CTE beside `ins`), so that it commits with the

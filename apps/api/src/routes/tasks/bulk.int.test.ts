@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Deps, keys, type Repos, tasks as taskUseCases } from '@tt/domain';
 import { type Harness, startHarness, type TestWorkspace } from '../../test/harness.js';
 
 // POST /v1/tasks/bulk: each item answered as its PATCH alone would be, in order; atomic all or nothing.
@@ -82,6 +83,90 @@ describe('bulk task changes', () => {
       expect(got.length).toBeGreaterThan(1);
     }
     expect(await trail(mine[1].id)).toContain('webhook:task.moved');
+  });
+
+  it('answers each item with the body the same PATCHes one by one give: positions and column order too, moves to the top of one column included', async () => {
+    // Twin projects, each with the same tasks in the same order: one changed by a bulk call, the other by PATCHes.
+    const twin = async (key: string) => {
+      const project = (await h.call(ws.token, 'POST', '/projects', { name: key, key, template: 'scrum' })).body.data;
+      const b = project.boards[0];
+      const made = [];
+      for (let i = 0; i < 8; i++) made.push((await h.call(ws.token, 'POST', '/tasks', { boardId: b.id, title: `t${i}` })).body.data);
+      return { board: b, made };
+    };
+    const [bulked, patched] = [await twin('TWA'), await twin('TWB')];
+    const person = await ws.user();
+    // By task index: the change, with its column by name (the PATCH names the same column by id).
+    const changes: Array<[number, Record<string, unknown>]> = [
+      [0, { column: 'In Progress' }], [1, { column: 'In Progress' }], [2, { title: 't2 renamed' }],
+      // t0 again: a later item sees the earlier one (it starts another set of changes).
+      [0, { column: 'Backlog' }], [3, { column: 'Done', priority: 'high' }], [1, { title: 't1 renamed' }],
+      [4, { column: 'In Progress' }], [2, { column: 'In Progress' }], [5, { assigneeIds: [person.id], labels: ['tw'] }],
+      [6, { column: 'Backlog' }], [7, { priority: 'nope' }], [5, { dueDate: '2030-01-02', checklist: [{ text: 'one', done: false }] }],
+    ];
+    const columnId = (b: any, name: string) => b.statuses.find((s: any) => s.name === name)?.id ?? 'no-such-column';
+    const r = await bulk({ items: changes.map(([i, c]) => ({ task: bulked.made[i].key, ...c })) });
+    expect(r.status).toBe(200);
+    const alone = [];
+    for (const [i, { column, ...c }] of changes) {
+      const body = column === undefined ? c : { ...c, statusId: columnId(patched.board, column as string) };
+      alone.push(await h.call(ws.token, 'PATCH', `/tasks/${patched.made[i].key}`, body));
+    }
+    // What differs between twins by construction: ids, keys, the project, board and columns, times.
+    const same = (t: any) => t && {
+      title: t.title, priority: t.priority, labels: t.labels, assigneeIds: t.assigneeIds, dueDate: t.dueDate, position: t.position,
+      status: t.status, checklist: t.checklist.map((x: any) => x.text), subtaskIds: t.subtaskIds, timeLogs: t.timeLogs,
+    };
+    expect(r.body.data.map((e: any) => [e.status, same(e.data)])).toEqual(alone.map((a) => [a.status, same(a.body.data)]));
+    expect(r.body.data.map((e: any) => e.error?.code)).toEqual(alone.map((a) => a.body.error?.code));
+    // The columns hold the tasks in the same order.
+    const order = async (b: any) => {
+      const all = [];
+      for (const s of b.statuses) all.push(`${s.name}: ${(await h.call(ws.token, 'GET', `/tasks?statusId=${s.id}&orderBy=position&limit=50`)).body.data.map((t: any) => t.title).join(' ')}`);
+      return all;
+    };
+    expect(await order(bulked.board)).toEqual(await order(patched.board));
+    for (const [i, t] of bulked.made.entries()) {
+      const [mine, theirs] = [await h.call(ws.token, 'GET', `/tasks/${t.key}`), await h.call(ws.token, 'GET', `/tasks/${patched.made[i].key}`)];
+      expect(same(mine.body.data)).toEqual(same(theirs.body.data));
+      expect(mine.headers.get('etag')).toBe(theirs.headers.get('etag'));
+      expect(await trail(t.id)).toEqual(await trail(patched.made[i].id));
+    }
+  });
+
+  it('an item whose task changed after the call read it is planned again on the task as it is now, the others written with the rest', async () => {
+    const [a, b, c] = [await create('race a'), await create('race b'), await create('race c')];
+    const actor = await keys.authenticate({ authorization: `Bearer ${ws.token}`, ip: '127.0.0.1', surface: 'api' }, h.runtime.deps);
+    // Another writer changes b between the call's read and its write (in the call's transaction, standing in for a
+    // commit elsewhere): b's guarded row writes nothing, and b is planned and changed again alone.
+    const deps: Deps = {
+      ...h.runtime.deps,
+      store: {
+        ...h.runtime.deps.store,
+        transaction: (fn) => h.runtime.deps.store.transaction((repos) => fn(new Proxy(repos, {
+          get: (target, name) => name !== 'tasks' ? Reflect.get(target, name) : new Proxy(target.tasks, {
+            get: (tasks, method) => method !== 'updateViews' ? Reflect.get(tasks, method) : (async (...args: Parameters<Repos['tasks']['updateViews']>) => {
+              await tasks.update(b.id, { priority: 'lowest', updatedAt: Date.now() });
+              return tasks.updateViews(...args);
+            }),
+          }),
+        }))),
+      },
+    };
+    const results = await taskUseCases.bulkUpdateTasks(actor, {
+      atomic: false, items: [{ task: a.key, title: 'race a1' }, { task: b.key, title: 'race b1' }, { task: c.key, column: 'progress' }],
+    }, deps);
+    expect(results.map((x) => x.status)).toEqual([200, 200, 200]);
+    expect(results[1]!.data).toMatchObject({ title: 'race b1', priority: 'lowest' });
+    expect(results[2]!.data).toMatchObject({ status: { category: 'progress' }, position: 0 });
+    const got = await h.call(ws.token, 'GET', `/tasks/${b.key}`);
+    expect(got.body.data).toMatchObject({ title: 'race b1', priority: 'lowest' });
+    // Its version: created, changed elsewhere, changed by the item once.
+    expect(Number(JSON.parse(got.headers.get('etag')!))).toBe(b.version === undefined ? 3 : b.version + 2);
+    const entries = (await h.call(ws.token, 'GET', `/tasks/${b.key}/activity`)).body.data;
+    expect(entries.filter((e: any) => e.action === 'task.updated')).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ action: 'task.updated', changes: [{ field: 'title', from: 'race b', to: 'race b1' }] });
+    expect((await get(a.key)).title).toBe('race a1');
   });
 
   it('atomic: applies nothing when an item fails and answers that item\'s error under items[i]', async () => {

@@ -56,7 +56,7 @@ export const ATTACHMENT = columnMap<AttachmentRecord>('attachments', {
  * The details of the full form as columns of the task's own row: subtasks, attachments, time logs, linked pages the
  * viewer may read (null viewer = every page), subtasks on boards the viewer may see and the position in the column, each a correlated subquery on its index.
  */
-function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
+export function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
   return [
     // Subtasks share the project but may lie on a board closed to the viewer: those are left out.
     db.raw(
@@ -89,7 +89,7 @@ function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
 
 const parsed = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
-function details(r: Row, task: TaskRecord): TaskDetails {
+export function details(r: Row, task: TaskRecord): TaskDetails {
   return {
     subtaskIds: r.subtask_ids ?? [],
     attachments: parsed<AttachmentRecord[]>(r.attachment_list),

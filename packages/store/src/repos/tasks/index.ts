@@ -9,6 +9,7 @@ import { newId } from '../../util.js';
 import { ATTACHMENT, TASK, TASK_SELECT, updateTaskView, viewTask } from './columns.js';
 import { boardMembersHeld, keepTask, keptTask, keptVersionMoved } from './kept.js';
 import { listTasks } from './list.js';
+import { columnTops, updateTaskViews } from './bulk.js';
 
 export { taskListQueries } from './list.js';
 
@@ -135,6 +136,12 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       const view = await updateTaskView(db, id, TASK.write(p), viewerId, { ...also, current });
       keepTask(db, view);
       return view;
+    },
+    updateViews(changes, viewerId, o) {
+      return updateTaskViews(db, changes, viewerId, o);
+    },
+    columnTops(statusIds, besides) {
+      return columnTops(db, statusIds, besides);
     },
     async delete(id) {
       await db('tasks').where({ id }).delete();
