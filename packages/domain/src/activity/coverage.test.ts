@@ -41,6 +41,10 @@ const NOT_RECORDED: Record<string, string> = {
   'oauth.approve': 'issues a one-use code; the grant is recorded when exchanged', 'oauth.refresh': 'token rotation of a recorded grant',
   'oauth.pruneGrants': 'housekeeping', 'activity.pruneActivity': 'housekeeping',
   'tasks.startBulkRun': 'stores a bulk run; its items are recorded as they apply (runBulk)',
+  'tasks.runGoing': 'a predicate on a run, not a change',
+  'tasks.startRun': 'stores an MCP task run; the tool it runs records its own changes', 'tasks.renewRun': 'a run\'s lease, bookkeeping',
+  'tasks.finishRun': 'a run\'s outcome, bookkeeping', 'tasks.parkRun': 'a run waiting for the client\'s input, bookkeeping',
+  'tasks.answerRun': 'the client\'s input to a run, bookkeeping; the resumed tool records its own changes',
   'tasks.moveEntry': 'builds the task.moved entry a change writes (not a write itself)', 'tasks.bulkPoints': 'counts a bulk call\'s rate-limit points',
 };
 
