@@ -1,5 +1,6 @@
 import { ProtocolError, type ResultTypeMap, SdkError, SdkErrorCode, type ServerContext } from '@modelcontextprotocol/server';
 import { DomainError } from '@tt/domain';
+import { gateValue } from '../answer/gate.js';
 import { contextOf } from '../edge/context.js';
 import { ASK_TIMEOUT_CODE, ASK_TIMEOUT_MS } from './index.js';
 
@@ -12,7 +13,8 @@ type AskMethod = keyof typeof NEEDS;
  * response and the answer comes back in a new POST, on any replica (sessions/index.ts routes it to this call). It
  * needs a session whose client declared the capability at initialize; an error answer, or no answer within the
  * session's wait (ASK_TIMEOUT_MS unless the gateway sets another), is a DomainError the tool answers as a tool
- * error, so the call always ends cleanly.
+ * error, so the call always ends cleanly. What the client is asked leaves through the answer gate like an answer (its
+ * model reads it): no smuggling character, tags neutralised, names on one line.
  * (2026-07-28 has no server-to-client requests: a tool answers input_required there.)
  */
 export async function askClient<M extends AskMethod>(
@@ -26,7 +28,7 @@ export async function askClient<M extends AskMethod>(
   const timeout = ASK_TIMEOUT_MS * 10;
   const late = () => new DomainError('invalid_request', `the client did not answer ${method} in time; the call ended without its answer`);
   try {
-    return (await req.mcpReq.send({ method, params } as { method: M; params: Record<string, unknown> }, { timeout })) as ResultTypeMap[M];
+    return (await req.mcpReq.send({ method, params: gateValue(params) } as { method: M; params: Record<string, unknown> }, { timeout })) as ResultTypeMap[M];
   } catch (e) {
     if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) throw late();
     if (e instanceof ProtocolError && e.code === ASK_TIMEOUT_CODE) throw late();
