@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createTaskSessionFromClient, DispatchError, type JsonRpcResponse, type RawClientDispatch, type TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
+import { createTaskSessionFromClient, DispatchError, type JsonRpcResponse, type RawClientDispatch, type TaskEnabledSession, type WithTasksOptions } from '@modelcontextprotocol/ext-tasks/client';
 
 /**
  * The tasks extension's own client (@modelcontextprotocol/ext-tasks) on the SDK's v2 Client, pinned to 2026-07-28,
@@ -45,7 +45,9 @@ export function httpDispatch(url: string, token: string, sent: string[] = []): R
 }
 
 /** A task session on the gateway at `base` (its origin) for `token`; `endpointId` names the service (the same for every replica). */
-export async function connectTasks(base: string, token: string, o: { endpointId?: string; onError?: (e: Error) => void } = {}): Promise<TasksClient> {
+export async function connectTasks(
+  base: string, token: string, o: { endpointId?: string } & Pick<WithTasksOptions, 'onError' | 'onInputRequest'> = {},
+): Promise<TasksClient> {
   const url = `${base}/mcp`;
   const client = new Client({ name: 'tasks-client', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -58,6 +60,7 @@ export async function connectTasks(base: string, token: string, o: { endpointId?
     rawDispatch: httpDispatch(url, token, sent),
     v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'tasks-client', version: '1' }, clientCapabilities: {} },
     ...(o.onError ? { onError: o.onError } : {}),
+    ...(o.onInputRequest ? { onInputRequest: o.onInputRequest } : {}),
   });
   return {
     client, session, sent, notifications,
