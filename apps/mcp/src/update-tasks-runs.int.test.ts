@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { JsonRpcResponseError, resultFromTaskOutcome, type TaskExecutionEvent, type TaskOutcome, type TaskView } from '@modelcontextprotocol/ext-tasks/client';
+import { taskId as id } from '@modelcontextprotocol/ext-tasks/core';
 import { type Actor, keys, people, projects, type ProjectWithBoards, type Scope, SCOPES, tasks } from '@tt/domain';
 import { startMcp } from './index.js';
 import { mcpFixture, type McpFixture } from './test/fixture.js';
+import { connectTasks, type TasksClient } from './test/tasks-client.js';
 
 /** An acknowledgement as the extension defines it: `resultType` alone, beside the server's `_meta` stamp. */
 const ack = (result: Record<string, unknown> | undefined) => {
@@ -11,8 +13,11 @@ const ack = (result: Record<string, unknown> | undefined) => {
 };
 
 /**
- * update_tasks as an MCP task (extension io.modelcontextprotocol/tasks), on the 2026-07-28 wire: a long call answers a
- * task, tasks/get follows it to its results, tasks/cancel stops it between batches, only its key sees it.
+ * update_tasks as an MCP task (extension io.modelcontextprotocol/tasks), followed by the extension's own client
+ * (@modelcontextprotocol/ext-tasks on the SDK's v2 Client, test/tasks-client.ts): a long call answers a task, the client
+ * follows it to its results (tasks/get, and notifications/tasks on a listen), cancels it between batches, and only its
+ * key sees it. What the client does not exercise (a client without the extension, the Mcp-Name check, the v1 methods)
+ * is checked on the 2026-07-28 wire.
  */
 describe('update_tasks as an MCP task', () => {
   let fx: McpFixture;
@@ -21,6 +26,9 @@ describe('update_tasks as an MCP task', () => {
   let token: string;
   let other: string;
   let url: string;
+  let base: string;
+  let mine: TasksClient;
+  let theirs: TasksClient;
 
   beforeAll(async () => {
     fx = await mcpFixture();
@@ -37,9 +45,31 @@ describe('update_tasks as an MCP task', () => {
       key: { id: key.id, scopes: key.scopes as Scope[], projectIds: null },
     };
     project = await projects.createProject(actor, { name: 'Web', key: 'WEB', template: 'scrum' }, deps);
-    url = `${(await fx.start()).url}/mcp`;
+    base = (await fx.start()).url;
+    url = `${base}/mcp`;
+    mine = await connectTasks(base, token);
+    theirs = await connectTasks(base, other);
   }, 60_000);
-  afterAll(() => fx?.close());
+  afterAll(async () => {
+    await mine?.close();
+    await theirs?.close();
+    await fx?.close();
+  });
+
+  /** The client follows a task it did not start (one driven here): the extension's recovery, from the task's id. */
+  const follow = (client: TasksClient, taskId: string) =>
+    client.session.resumeTask({ endpointId: 'task-tracker-mcp', generation: 'v2', taskId: id(taskId), originalOperation: 'tools/call' });
+
+  /** The tool's answer a completed task carries. */
+  type Answer = { content: Array<{ text: string }>; structuredContent: { results: Array<{ task: string; status: number }> } };
+  const answerOf = (outcome: TaskOutcome<unknown>) => resultFromTaskOutcome(outcome) as unknown as Answer;
+
+  /** Settles an execution, with the task states the client saw on the way. */
+  async function settled(execution: Awaited<ReturnType<typeof follow>>) {
+    const seen: TaskView[] = [];
+    const { outcome } = await execution.settle({ onEvent: (e: TaskExecutionEvent<unknown>) => void (e.type === 'task' && seen.push(e.task)) });
+    return { outcome, seen };
+  }
 
   const makeTasks = async (n: number, title: string) => {
     const made = [];
@@ -82,28 +112,32 @@ describe('update_tasks as an MCP task', () => {
     throw new Error('task still working');
   }
 
-  it('more than 25 items answer a task; tasks/get follows it to the per-item results', async () => {
+  it('more than 25 items answer a task; the client follows it to the per-item results', async () => {
     const made = await makeTasks(30, 'run');
     const items = [...made.map((t) => ({ task: t.key, priority: 'high' })), { task: 'WEB-9999', title: 'missing' }];
-    const created = await update(items);
-    expect(created.error).toBeUndefined();
-    const task = CreateTaskResultV2Schema.parse(created.result);
-    expect(task).toMatchObject({ resultType: 'task', ttlMs: 3_600_000 });
-    const end = await settle(task.taskId);
-    GetTaskResultV2Schema.parse(end.result);
-    expect(end.result).toMatchObject({ status: 'completed', taskId: task.taskId, statusMessage: 'Updated 30 of 31 tasks' });
-    const results = end.result.result.structuredContent.results as Array<{ task: string; status: number }>;
-    expect(results.map((r) => [r.task, r.status])).toEqual([...made.map((t) => [t.key, 200]), ['WEB-9999', 404]]);
-    expect(end.result.result.content[0].text).toMatch(/^Updated 30 of 31 tasks\./);
+    const execution = await mine.session.callTool('update_tasks', { items });
+    expect(execution.kind).toBe('task');
+    if (execution.kind !== 'task') return;
+    // Its progress, read with tasks/get while it runs (or once it ended).
+    const now = await mine.session.task(execution.handle.taskId).snapshot();
+    expect(now).toMatchObject({ taskId: execution.handle.taskId, retentionMs: 3_600_000, suggestedPollIntervalMs: 1000 });
+    expect(now.statusMessage).toMatch(/^(\d+ of 31 items done|Updated 30 of 31 tasks)$/);
+    const { outcome, seen } = await settled(execution);
+    expect(outcome.status).toBe('completed');
+    expect(seen.at(-1)).toMatchObject({ status: 'completed', statusMessage: 'Updated 30 of 31 tasks' });
+    const result = answerOf(outcome);
+    expect(result.structuredContent.results.map((r) => [r.task, r.status])).toEqual([...made.map((t) => [t.key, 200]), ['WEB-9999', 404]]);
+    expect(result.content[0]!.text).toMatch(/^Updated 30 of 31 tasks\./);
     for (const t of made) expect((await tasks.getTask(actor, t.key, fx.runtime.deps)).priority).toBe('high');
   });
 
   it('the server says it honours the extension; 25 items, or a client without it, answer at once', async () => {
     expect((await rpc('server/discover', {})).result.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
     const made = await makeTasks(26, 'now');
-    const at25 = await update(made.slice(0, 25).map((t) => ({ task: t.key, priority: 'low' })));
-    expect(at25.result.resultType).not.toBe('task');
-    expect(at25.result.structuredContent.results).toHaveLength(25);
+    const at25 = await mine.session.callTool('update_tasks', { items: made.slice(0, 25).map((t) => ({ task: t.key, priority: 'low' })) });
+    expect(at25.kind).toBe('immediate');
+    const answer = answerOf(await at25.result());
+    expect(answer.structuredContent.results).toHaveLength(25);
     const plain = await update(made.map((t) => ({ task: t.key, priority: 'urgent' })), { ext: false });
     expect(plain.result.resultType).not.toBe('task');
     expect(plain.result.structuredContent.results).toHaveLength(26);
@@ -111,15 +145,19 @@ describe('update_tasks as an MCP task', () => {
 
   it('another key, an unknown id and an expired task answer -32602 alike', async () => {
     const made = await makeTasks(26, 'mine');
-    const created = await update(made.map((t) => ({ task: t.key, priority: 'low' })));
-    const { taskId } = created.result;
-    await settle(taskId);
-    for (const r of [await get(taskId, other), await rpc('tasks/cancel', { taskId }, { key: other }), await get('run_nope')]) {
-      expect(r.error?.code).toBe(-32602);
-    }
+    const execution = await mine.session.callTool('update_tasks', { items: made.map((t) => ({ task: t.key, priority: 'low' })) });
+    if (execution.kind !== 'task') throw new Error('no task');
+    const { taskId } = execution.handle;
+    expect((await settled(execution)).outcome.status).toBe('completed');
+    const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => (e instanceof JsonRpcResponseError ? e.code : e));
+    // The same user's other key: its client can neither read the task, nor cancel it, nor follow it.
+    expect(await refused(theirs.session.task(id(taskId)).snapshot())).toBe(-32602);
+    expect(await refused(theirs.session.task(id(taskId)).cancel())).toBe(-32602);
+    expect(await refused(theirs.session.task(id('run_nope')).snapshot())).toBe(-32602);
+    expect((await mine.session.task(id(taskId)).snapshot()).status).toBe('completed');
     // Past its time to live (one hour after it ended) it is gone.
     await fx.runtime.db('bulk_runs').where({ id: taskId }).update({ expires_at: Date.now() - 1 });
-    expect((await get(taskId)).error?.code).toBe(-32602);
+    expect(await refused(mine.session.task(id(taskId)).snapshot())).toBe(-32602);
   });
 
   it("the extension's methods: -32021 to a client without it, Mcp-Name checked, empty acknowledgements, v1's methods gone", async () => {
@@ -151,15 +189,18 @@ describe('update_tasks as an MCP task', () => {
   }
 
   it('tasks/cancel stops it between batches and names the keys applied before', async () => {
-    let cancelled: any;
-    const { run, running, moved } = await driven(40, 'cancel', async (r, taskId) => {
-      // Cancelled over the wire once the second batch is in.
-      if (r.results.length === 20) cancelled = await rpc('tasks/cancel', { taskId });
+    let followed!: (execution: Awaited<ReturnType<typeof follow>>) => void;
+    const following = new Promise<Awaited<ReturnType<typeof follow>>>((f) => (followed = f));
+    const { run, running, moved } = await driven(40, 'cancel', async (r) => {
+      // The client cancels once the second batch is in (the next batch waits for the cancel's acknowledgement).
+      if (r.results.length === 20) await (await following).cancel();
     });
+    const execution = await follow(mine, run.id);
+    followed(execution);
     await running;
-    // The acknowledgement is empty (the extension's rule): the state is read with tasks/get.
-    expect(ack(cancelled.result)).toEqual({ resultType: 'complete' });
-    const end = (await get(run.id)).result;
+    const { outcome } = await settled(execution);
+    expect(outcome.status).toBe('cancelled');
+    const end = await mine.session.task(id(run.id)).snapshot();
     expect(end.status).toBe('cancelled');
     const keys = await moved();
     expect(keys).toHaveLength(20);
@@ -168,15 +209,19 @@ describe('update_tasks as an MCP task', () => {
 
   it('a cancel while a batch commits lands after that batch, through the tool on a live gateway', async () => {
     const made = await makeTasks(60, 'live');
-    const { taskId } = (await update(made.map((t) => ({ task: t.key, column: 'progress' })))).result;
-    expect(ack((await rpc('tasks/cancel', { taskId })).result)).toEqual({ resultType: 'complete' });
-    const cancelled = (await get(taskId)).result;
+    const execution = await mine.session.callTool('update_tasks', { items: made.map((t) => ({ task: t.key, column: 'progress' })) });
+    if (execution.kind !== 'task') throw new Error('no task');
+    await execution.cancel();
+    // The client ends its own wait on the acknowledgement (cancelling is cooperative, unless it saw the end first);
+    // the task, read again, says how it ended.
+    expect(['cancelled', 'completed']).toContain((await settled(execution)).outcome.status);
+    const end = await mine.session.task(execution.handle.taskId).snapshot();
     // Wherever it stopped, it stopped at a batch's end, and the message names exactly what was applied.
-    expect(['cancelled', 'completed']).toContain(cancelled.status);
+    expect(['cancelled', 'completed']).toContain(end.status);
     const keys = [];
     for (const t of made) if ((await tasks.getTask(actor, t.key, fx.runtime.deps)).status.category === 'progress') keys.push(t.key);
     expect(keys.length % 10).toBe(0);
-    if (cancelled.status === 'cancelled') expect(cancelled.statusMessage).toBe(`Cancelled after ${keys.length} of 60 items done; applied: ${keys.join(', ') || 'none'}`);
+    if (end.status === 'cancelled') expect(end.statusMessage).toBe(`Cancelled after ${keys.length} of 60 items done; applied: ${keys.join(', ') || 'none'}`);
     else expect(keys).toHaveLength(60);
   }, 60_000);
 
@@ -184,19 +229,24 @@ describe('update_tasks as an MCP task', () => {
     // The replica applies one batch and then hangs forever, as a process stopped between batches: it renews no lease.
     const { run, moved } = await driven(30, 'lost', () => new Promise<void>(() => undefined));
     for (let i = 0; i < 200 && (await fx.runtime.db('bulk_runs').where({ id: run.id }).first()).results.length === 0; i++) await new Promise((f) => setTimeout(f, 10));
-    expect((await get(run.id)).result.status).toBe('working');
+    const execution = await follow(mine, run.id);
+    expect((await mine.session.task(id(run.id)).snapshot()).status).toBe('working');
     await fx.runtime.db('bulk_runs').where({ id: run.id }).update({ lease_until: Date.now() - 1 });
-    const end = (await get(run.id)).result;
+    const { outcome, seen } = await settled(execution);
     const keys = await moved();
     expect(keys).toHaveLength(10);
-    expect(end).toMatchObject({ status: 'failed', error: { code: -32603 } });
-    expect(end.error.data.results.map((r: { task: string }) => r.task)).toEqual(keys);
-    expect(end.statusMessage).toBe(`Stopped: the server running it went away after 10 of 30 items done; applied: ${keys.join(', ')}`);
+    if (outcome.status !== 'failed') throw new Error(`ended ${outcome.status}`);
+    expect(outcome.error.code).toBe(-32603);
+    expect((outcome.error.data as { results: Array<{ task: string }> }).results.map((r) => r.task)).toEqual(keys);
+    const statusMessage = `Stopped: the server running it went away after 10 of 30 items done; applied: ${keys.join(', ')}`;
+    expect(seen.at(-1)).toMatchObject({ status: 'failed', statusMessage });
     // A second gateway on the same database agrees, and a late batch of the lost one finds it ended and applies nothing.
     const second = await startMcp({ port: 0, host: '127.0.0.1', logLevel: 'silent' }, fx.runtime);
+    const there = await connectTasks(second.url, token);
     try {
-      expect((await rpc('tasks/get', { taskId: run.id }, { at: `${second.url}/mcp` })).result).toMatchObject({ status: 'failed', statusMessage: end.statusMessage });
+      expect(await there.session.task(id(run.id)).snapshot()).toMatchObject({ status: 'failed', statusMessage });
     } finally {
+      await there.close();
       // Closed without stop(): stop drains the runtime the two gateways share.
       second.server.closeAllConnections();
       await new Promise((f) => second.server.close(f));
@@ -205,45 +255,7 @@ describe('update_tasks as an MCP task', () => {
     expect(await moved()).toHaveLength(10);
   });
 
-  /** Opens a listen stream and hands back its messages as they come. */
-  async function listen(params: Record<string, unknown>, key = token) {
-    const ac = new AbortController();
-    const res = await fetch(url, {
-      method: 'POST', signal: ac.signal,
-      headers: {
-        'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`,
-        'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { ...params, _meta: caps(true) } }),
-    });
-    // A refusal is a plain JSON-RPC answer, not a stream.
-    if (res.headers.get('content-type')?.includes('application/json')) {
-      const body = await res.json();
-      return { next: async () => body, close: () => undefined, type: res.headers.get('content-type') };
-    }
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const queue: any[] = [];
-    const next = async (): Promise<any> => {
-      while (!queue.length) {
-        const { value, done } = await reader.read();
-        if (done) return undefined;
-        buffer += decoder.decode(value, { stream: true });
-        let at;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const data = frame.split('\n').find((l) => l.startsWith('data:'));
-          if (data) queue.push(JSON.parse(data.slice(5)));
-        }
-      }
-      return queue.shift();
-    };
-    return { next, close: () => ac.abort(), type: res.headers.get('content-type') };
-  }
-
-  it('subscriptions/listen with taskIds sends the current state at once, then each change, to the key that started it', async () => {
+  it('the client hears the task through subscriptions/listen (notifications/tasks), each batch then its end; another key is refused', async () => {
     let open!: () => void;
     const opened = new Promise<void>((f) => (open = f));
     let first!: () => void;
@@ -255,18 +267,23 @@ describe('update_tasks as an MCP task', () => {
       }
     });
     await firstBatch;
-    expect((await listen({ notifications: { taskIds: [run.id] } }, other).then((l) => l.next())).error?.code).toBe(-32602);
-    const stream = await listen({ notifications: { taskIds: [run.id] } });
-    expect(stream.type).toContain('text/event-stream');
-    expect(await stream.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [run.id] } } });
-    const now = await stream.next();
-    expect(now).toMatchObject({ method: 'notifications/tasks', params: { taskId: run.id, status: 'working', statusMessage: '10 of 30 items done' } });
+    const execution = await follow(mine, run.id);
+    // The extension's client follows the notifications its Client receives; the host opens the listen.
+    const filter = { taskIds: [run.id] } as Parameters<TasksClient['client']['listen']>[0];
+    await expect(theirs.client.listen(filter)).rejects.toMatchObject({ code: -32602 });
+    const heard = mine.notifications.length;
+    const sub = await mine.client.listen(filter);
+    const polled = mine.sent.length;
+    const settling = settled(execution);
     open();
-    const heard = [];
-    for (let m = await stream.next(); m; m = m.params.status === 'working' ? await stream.next() : undefined) heard.push(m.params);
-    stream.close();
-    expect(heard.map((p) => p.statusMessage)).toEqual(['20 of 30 items done', 'Updated 30 of 30 tasks']);
-    expect(heard.at(-1)).toMatchObject({ status: 'completed', result: { structuredContent: { results: expect.any(Array) } } });
-    expect(heard.at(-1).result.structuredContent.results).toHaveLength(30);
+    const { outcome, seen } = await settling;
+    await sub.close();
+    // Its state at once, then after each batch; the client settled on what it heard, before its first poll (a second).
+    const notes = mine.notifications.slice(heard).filter((n) => n.method === 'notifications/tasks').map((n) => (n.params as TaskView).statusMessage);
+    expect(notes).toEqual(['10 of 30 items done', '20 of 30 items done', 'Updated 30 of 30 tasks']);
+    expect(mine.sent.slice(polled)).toEqual([]);
+    expect(seen.at(-1)).toMatchObject({ status: 'completed', statusMessage: 'Updated 30 of 30 tasks' });
+    expect(outcome.status).toBe('completed');
+    expect(answerOf(outcome).structuredContent.results).toHaveLength(30);
   });
 });

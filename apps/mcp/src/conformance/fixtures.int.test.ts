@@ -1,7 +1,9 @@
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys, people, SCOPES } from '@tt/domain';
+import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { mcpFixture, type McpFixture } from '../test/fixture.js';
+import { connectTasks } from '../test/tasks-client.js';
 import { TOOLS } from '../server.js';
 import { startMcp } from '../index.js';
 import { FIXTURE_PROMPTS, fixtureTools } from './index.js';
@@ -202,5 +204,31 @@ describe('switch on (MCP_CONFORMANCE_FIXTURES=1)', () => {
     expect(ack((await rpc2026(url, token, 'tasks/cancel', { taskId: slow.taskId })).result)).toEqual({ resultType: 'complete' });
     await new Promise((f) => setTimeout(f, 1500));
     expect((await rpc2026(url, token, 'tasks/get', { taskId: slow.taskId })).result).toMatchObject({ status: 'cancelled' });
+  });
+
+  it("2026-07-28, through the extension's own client: input asked within a task is answered with tasks/update; an error result completes, a protocol error fails", async () => {
+    const asked: string[] = [];
+    const names: Record<string, string> = { first: 'Ann', second: 'Bob' };
+    const c = await connectTasks(url, token, {
+      onInputRequest: async (request, context) => {
+        asked.push(`${request.kind} ${context.inputId} ${context.delivery}`);
+        return { action: 'accept', content: { name: names[context.inputId!]! } } as never; // an elicitation's answer (the handler's type is generic over the request kind)
+      },
+    });
+    try {
+      const input = await c.session.callTool('multi_input', {});
+      expect(input.kind).toBe('task');
+      const answered = await input.settle();
+      expect(asked.sort()).toEqual(['elicitation first task-update', 'elicitation second task-update']);
+      expect(c.sent).toContain('tasks/update');
+      expect(resultFromTaskOutcome(answered.outcome)).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Received Ann and Bob' }] });
+      const failing = await (await c.session.callTool('failing_job', {})).settle();
+      expect(failing.outcome.status).toBe('completed');
+      expect(resultFromTaskOutcome(failing.outcome)).toMatchObject({ isError: true });
+      const broken = await (await c.session.callTool('protocol_error_job', {})).settle();
+      expect(broken.outcome).toMatchObject({ status: 'failed', error: { code: -32603, message: expect.stringContaining('protocol_error_job') } });
+    } finally {
+      await c.close();
+    }
   });
 });

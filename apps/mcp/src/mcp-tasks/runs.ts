@@ -41,7 +41,8 @@ export function detailedTask(run: RunRecord) {
   if (run.status === 'input_required') return { ...state, inputRequests: run.inputRequests ?? {} };
   if (run.status !== 'completed' && run.status !== 'failed') return state;
   const end: RunOutcome = run.outcome ?? taskTools.get(run.tool)?.task?.detail?.(run) ?? { error: { code: ProtocolErrorCode.InternalError, message: run.statusMessage ?? 'failed' } };
-  return { ...state, ...end };
+  // The result is the call's, as a 2026-07-28 server answers it: a complete result says so (resultType is required there).
+  return 'result' in end ? { ...state, result: { ...end.result, resultType: 'complete' } } : { ...state, ...end };
 }
 
 const isInputRequired = (a: object): a is { resultType: 'input_required'; inputRequests: Record<string, unknown> } =>
