@@ -138,9 +138,12 @@ describe('update_tasks as an MCP task', () => {
     expect(at25.kind).toBe('immediate');
     const answer = answerOf(await at25.result());
     expect(answer.structuredContent.results).toHaveLength(25);
-    const plain = await update(made.map((t) => ({ task: t.key, priority: 'urgent' })), { ext: false });
+    const plain = await update(made.map((t) => ({ task: t.key, priority: 'highest' })), { ext: false });
     expect(plain.result.resultType).not.toBe('task');
     expect(plain.result.structuredContent.results).toHaveLength(26);
+    // Answered at once and applied: every item, not a task left running.
+    expect(plain.result.structuredContent.results.map((r: { status: number }) => r.status)).toEqual(Array(26).fill(200));
+    for (const t of made) expect((await tasks.getTask(actor, t.key, fx.runtime.deps)).priority).toBe('highest');
   });
 
   it('another key, an unknown id and an expired task answer -32602 alike', async () => {
