@@ -84,10 +84,10 @@ afterAll(async () => {
 });
 
 /**
- * A 1.x SDK client whose requests go to replica A and whose other traffic (answers to the server's requests: `answers`;
+ * A 1.x SDK client whose requests go to replica A (or `base`) and whose other traffic (answers to the server's requests: `answers`;
  * the GET stream: `stream`) goes to the replica named, as a load balancer may send them.
  */
-async function connect(token: string, o: { answers?: McpServerHandle; stream?: McpServerHandle; capabilities?: Record<string, unknown> } = {}) {
+async function connect(token: string, o: { base?: McpServerHandle; answers?: McpServerHandle; stream?: McpServerHandle; capabilities?: Record<string, unknown> } = {}) {
   const route: typeof fetch = async (input, init) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : undefined;
@@ -97,7 +97,7 @@ async function connect(token: string, o: { answers?: McpServerHandle; stream?: M
     return fetch(url, init);
   };
   const client = new Client({ name: 'sessions-test', version: '1.0.0' }, { capabilities: o.capabilities ?? {} });
-  const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: route, requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${(o.base ?? a).url}/mcp`), { fetch: route, requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   await client.connect(transport);
   clients.push(client);
   return { client, transport };
@@ -256,6 +256,34 @@ describe('2025-era sessions on two replicas', () => {
     // Without a session, GET is still not allowed; with another key's session it is not found.
     expect((await fetch(`${b.url}/mcp`, { headers: { authorization: `Bearer ${tokens.alice}`, accept: 'text/event-stream' } })).status).toBe(405);
     expect((await fetch(`${b.url}/mcp`, { headers: { authorization: `Bearer ${tokens.bob}`, accept: 'text/event-stream', 'mcp-session-id': id } })).status).toBe(404);
+  });
+
+  it('a replica deletes the rows of expired sessions on the way of a subscribe, and keeps the live ones', async () => {
+    const db = runtimes[0]!.db;
+    // A replica that has not pruned yet (each prunes at most once an hour), whose session is open and checked (the
+    // ended sessions it loads on its first check are pruned too, so the rows go in only after that).
+    const c = await startMcp({
+      port: 0, host: '127.0.0.1', logLevel: 'silent',
+      subscriptions: liveSubscriptions({ deps: runtimes[0]!.deps, changes: runtimes[0]!.changes, logger: createLogger('silent', 'test'), askTimeoutMs: ASK_TIMEOUT_MS }),
+    }, runtimes[0]!);
+    try {
+      const { client } = await connect(tokens.alice!, { base: c });
+      await client.listTools();
+      const past = Date.now() - 1000;
+      const future = Date.now() + 3_600_000;
+      await db('mcp_session_subscriptions').insert([
+        { session_id: 'expired-1', uri: 'task://OLD-1', sent: 'task://OLD-1', expires_at: past },
+        { session_id: 'live-1', uri: 'task://LIVE-1', sent: 'task://LIVE-1', expires_at: future },
+      ]);
+      await db('mcp_session_ends').insert([{ session_id: 'expired-2', expires_at: past }, { session_id: 'live-2', expires_at: future }]);
+      await client.subscribeResource({ uri: `task://${taskKey}` });
+      await until(async () => (await db('mcp_session_subscriptions').where({ session_id: 'expired-1' })).length === 0);
+      expect(await db('mcp_session_ends').where({ session_id: 'expired-2' })).toHaveLength(0);
+      expect(await db('mcp_session_subscriptions').where({ session_id: 'live-1' })).toHaveLength(1);
+      expect(await db('mcp_session_ends').where({ session_id: 'live-2' })).toHaveLength(1);
+    } finally {
+      await c.stop();
+    }
   });
 
   it('resources/subscribe without a session is refused with a message naming the session', async () => {

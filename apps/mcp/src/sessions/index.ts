@@ -32,6 +32,9 @@ export const ASK_TIMEOUT_MS = 60_000;
 /** The error code of a request that got no answer in time (JSON-RPC's request timeout, as the SDK uses it). */
 export const ASK_TIMEOUT_CODE = -32001;
 
+/** How often a process deletes the rows of expired sessions, at most. */
+const PRUNE_EVERY_MS = 3_600_000;
+
 type Relay = Extract<Change, { kind: 'relay' }>;
 
 export interface LegacySessionOptions {
@@ -68,6 +71,14 @@ export function legacySessions(o: LegacySessionOptions) {
       throw e;
     },
   ));
+  // Rows of sessions whose tokens expired (clients rarely send DELETE) go at most once an hour per process, on the
+  // way of a subscribe: the table holds live sessions only, however long a replica runs.
+  let nextPrune = 0;
+  const pruneNow = (log: ToolContext['log']) => {
+    if (deps.now() < nextPrune) return;
+    nextPrune = deps.now() + PRUNE_EVERY_MS;
+    deps.store.mcpSessions.prune(deps.now()).catch((err: Error) => log.warn({ err: err.message }, 'pruning expired mcp sessions failed'));
+  };
   const relay = (topic: string, to: string, keyId: string, data?: unknown) =>
     deps.store.changes.note({ kind: 'relay', topic, to, keyId, ...(data === undefined ? {} : { data }) });
   const forget = () => {
@@ -104,7 +115,8 @@ export function legacySessions(o: LegacySessionOptions) {
     },
 
     /** Records a subscription (canonical URI, checked by the caller) and tells the replica holding the GET stream. */
-    async subscribe(claims: SessionClaims, uri: string, sent: string): Promise<'ok' | 'full'> {
+    async subscribe(claims: SessionClaims, uri: string, sent: string, log: ToolContext['log']): Promise<'ok' | 'full'> {
+      pruneNow(log);
       const current = await deps.store.mcpSessions.subscriptions(claims.id);
       if (!current.some((s) => s.uri === uri) && current.length >= o.perSession) return 'full';
       await deps.store.mcpSessions.subscribe(claims.id, { uri, sent }, claims.expiresAt);

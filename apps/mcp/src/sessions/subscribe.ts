@@ -28,7 +28,7 @@ export function registerSubscribe(server: McpServer, sessions: LegacySessions, o
     const found = await canonical(ctx, uri);
     // Missing and invisible answer alike (-32002 on 2025-era revisions, edge/era.ts), so nothing leaks about what exists.
     if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Resource not found', { uri });
-    if ((await sessions.subscribe(claims, found, uri)) === 'full') {
+    if ((await sessions.subscribe(claims, found, uri, ctx.log)) === 'full') {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `uri: this session watches the most resources it may (${sessions.perSession}); unsubscribe from one first`, { uri });
     }
     return {};

@@ -21,6 +21,8 @@ export interface McpSessionRepo {
   end(sessionId: string, expiresAt: number): Promise<void>;
   /** Sessions ended whose tokens have not expired yet at `now`; expired rows are deleted on the way. */
   ended(now: number): Promise<string[]>;
+  /** Deletes the rows of sessions whose tokens expired before `now` (subscriptions and ends); how many went. */
+  prune(now: number): Promise<number>;
 }
 
 declare module './store.js' {

@@ -27,10 +27,14 @@ export function mcpSessionRepo(db: Knex): McpSessionRepo {
       await db(SUBS).where({ session_id: sessionId }).delete();
     },
     async ended(now) {
-      await db(ENDS).where('expires_at', '<', now).delete();
-      await db(SUBS).where('expires_at', '<', now).delete();
+      await this.prune(now);
       const rows: Array<{ session_id: string }> = await db(ENDS).select('session_id');
       return rows.map((r) => r.session_id);
+    },
+    async prune(now) {
+      const ends = await db(ENDS).where('expires_at', '<', now).delete();
+      const subs = await db(SUBS).where('expires_at', '<', now).delete();
+      return ends + subs;
     },
   };
 }
