@@ -50,15 +50,25 @@ const NAME_KEYS = new Set([
  * down the paths where a string or a key changed.
  */
 export function gateValue<T>(value: T, inName = false): T {
-  if (typeof value === 'string') {
-    const clean = neutralise(wellFormed(value));
-    return (inName ? plain(clean) : clean) as T;
-  }
+  return rewrite(value, inName, gateString, gateKey);
+}
+
+function gateString(text: string, inName: boolean): string {
+  const clean = neutralise(wellFormed(text));
+  return inName ? plain(clean) : clean;
+}
+
+/**
+ * Every string and key of a value through `text` and `key` (strings under a name key, at any depth, with `inName`),
+ * copied only down the paths where one changed: a value left as it is comes back as it is, the same object.
+ */
+function rewrite<T>(value: T, inName: boolean, text: (s: string, inName: boolean) => string, key: (k: string) => string): T {
+  if (typeof value === 'string') return text(value, inName) as T;
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const v = gateValue(value[i] as unknown, inName);
+      const v = rewrite(value[i] as unknown, inName, text, key);
       if (!out && v !== value[i]) out = value.slice(0, i);
       out?.push(v);
     }
@@ -69,13 +79,13 @@ export function gateValue<T>(value: T, inName = false): T {
   let out: Record<string, unknown> | undefined;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    const v = gateValue(source[k], inName || NAME_KEYS.has(k));
-    const key = k === '__proto__' ? k : gateKey(k);
-    if (!out && (v !== source[k] || key !== k)) {
+    const v = rewrite(source[k], inName || NAME_KEYS.has(k), text, key);
+    const k2 = k === '__proto__' ? k : key(k);
+    if (!out && (v !== source[k] || k2 !== k)) {
       out = {};
       for (const earlier of keys.slice(0, i)) put(out, earlier, source[earlier]);
     }
-    if (out) put(out, key, v);
+    if (out) put(out, k2, v);
   }
   return (out ?? value) as T;
 }
@@ -199,37 +209,11 @@ const DEFINITIONS = new Set(['initialize', 'server/discover', 'ping', 'tools/lis
  * value the sweep leaves as it is comes back as it is: a tool list the server wrote clean is not copied on every call.
  */
 export function sweepDefinition<T>(value: T): T {
-  if (typeof value === 'string') return strip(wellFormed(value)) as T;
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const v = sweepDefinition(value[i] as unknown);
-      if (!out && v !== value[i]) out = value.slice(0, i);
-      out?.push(v);
-    }
-    return (out ?? value) as T;
-  }
-  const source = value as Record<string, unknown>;
-  let out: Record<string, unknown> | undefined;
-  let i = 0;
-  for (const k in source) {
-    if (!Object.hasOwn(source, k)) continue;
-    const v = sweepDefinition(source[k]);
-    if (!out && v !== source[k]) {
-      out = {};
-      let j = 0;
-      for (const earlier in source) {
-        if (!Object.hasOwn(source, earlier)) continue;
-        if (j++ === i) break;
-        put(out, earlier, source[earlier]);
-      }
-    }
-    if (out) put(out, k, v);
-    i++;
-  }
-  return (out ?? value) as T;
+  return rewrite(value, false, sweepString, sameKey);
 }
+
+const sweepString = (text: string): string => strip(wellFormed(text));
+const sameKey = (k: string): string => k;
 
 /** Marks a context whose request reached its handler (so a fault before it, the SDK's parameter check, is -32602). */
 const reached = new WeakSet<object>();
