@@ -8,12 +8,19 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * durations, but a fresh clone (CI's first run) has none and starts the smallest files last.
  */
 const WAITING = ['apps/api/src/sdk-rate-limit.int.test.ts', 'apps/worker/src/webhooks.int.test.ts'];
+/**
+ * Long files that run on PostgreSQL only (skipped on PGlite). .ci/run's PostgreSQL leg follows its PGlite leg, whose
+ * durations vitest keeps: these were skipped there and took no time, so vitest would start them last and the run would
+ * end on one of them while the other fork idles.
+ */
+const LONG_ON_POSTGRES = ['apps/api/src/brownout.int.test.ts', 'apps/worker/src/worker.int.test.ts'];
 
 class WaitingFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const waits = (f: TestSpecification) => WAITING.some((w) => f.moduleId.endsWith(w));
-    return [...sorted.filter(waits), ...sorted.filter((f) => !waits(f))];
+    const first = [...WAITING, ...(process.env.TEST_DATABASE_URL ? LONG_ON_POSTGRES : [])];
+    const early = (f: TestSpecification) => first.some((w) => f.moduleId.endsWith(w));
+    return [...sorted.filter(early), ...sorted.filter((f) => !early(f))];
   }
 }
 

@@ -9,5 +9,9 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     poolOptions: { forks: { singleFork: true } },
+    // The processes a test starts (scripts/topology, through process.env) stop without the 5 s drain delay, which is
+    // for a load balancer to notice /ready 503: every file stops its topology, and platform.e2e.test.ts restarts it.
+    // The drain under load is scripts/soak/rolling-restart.mjs's (CI: 2 s) and apps/api's lifecycle test's.
+    env: { SHUTDOWN_DRAIN_MS: '0' },
   },
 });

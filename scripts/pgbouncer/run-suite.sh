@@ -7,7 +7,6 @@
 # (TEST_DATABASE_ADMIN_URL); the tests themselves go through PgBouncer.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PNPM="npx -y pnpm@12.21.0"
 PORT="${PGBOUNCER_PORT:-6432}"
 DIRECT="${PGBOUNCER_UPSTREAM_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 
@@ -51,7 +50,8 @@ stop() {
 trap stop EXIT
 for _ in $(seq 1 50); do pg_isready -h 127.0.0.1 -p "$PORT" >/dev/null 2>&1 && break; sleep 0.1; done
 
-echo "pgbouncer $("$BIN" --version | head -1) on 127.0.0.1:$PORT (transaction pooling) -> 127.0.0.1:5432"
+# vitest runs on the `node` first on PATH (.ci/run puts one of its Node.js lines there), and so do its forks.
+echo "pgbouncer $("$BIN" --version | head -1) on 127.0.0.1:$PORT (transaction pooling) -> 127.0.0.1:5432; Node.js $(node --version)"
 TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres" TEST_DATABASE_ADMIN_URL="$DIRECT" \
   TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}" DATABASE_PREPARED_STATEMENTS=false \
-  $PNPM exec vitest run "$@"
+  node node_modules/vitest/vitest.mjs run "$@"

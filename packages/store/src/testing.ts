@@ -12,10 +12,10 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The migrated PGlite data directory (a tar file) that each test file loads; empty on PostgreSQL. */
     pgliteSnapshot: string;
+    /** The run's migrated template database on PostgreSQL, which each test file clones; empty on PGlite. */
+    pgTemplate: string;
   }
 }
-
-const TEMPLATE = 'tt_test_template';
 
 /** Where the tests connect: TEST_DATABASE_URL (PostgreSQL itself, or a pooler such as PgBouncer in front of it). */
 function testUrl(): string | undefined {
@@ -56,23 +56,51 @@ export async function preparePgliteSnapshot(): Promise<{ file: string; remove():
   }
 }
 
-/** Migrates the template database once per run (PostgreSQL only). */
-export async function prepareTemplate(): Promise<void> {
+/**
+ * Creates and migrates the run's template database (PostgreSQL only), under a name of its own: runs at the same time
+ * on one server (two checkouts, CI beside a developer) each keep theirs, where one fixed name had each run drop the
+ * other's template in the middle of it. Returns the name and the template's removal.
+ */
+export async function prepareTemplate(): Promise<{ name: string; remove(): Promise<void> } | undefined> {
   const url = adminUrl();
-  if (!url) return;
-  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  if (!url) return undefined;
+  const name = `tt_test_template_${randomBytes(6).toString('hex')}`;
+  const admin = () => knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  const created = admin();
   try {
-    await admin.raw(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
-    await admin.raw(`CREATE DATABASE ${TEMPLATE}`);
+    await created.raw(`CREATE DATABASE ${name}`);
   } finally {
-    await admin.destroy();
+    await created.destroy();
   }
-  const db = openDatabase({ databaseUrl: withDatabase(url, TEMPLATE) });
+  const db = openDatabase({ databaseUrl: withDatabase(url, name) });
   try {
     await migrate(db);
   } finally {
     await db.destroy();
   }
+  const remove = async () => {
+    const dropper = admin();
+    try {
+      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } finally {
+      await dropper.destroy();
+    }
+  };
+  return { name, remove };
+}
+
+/** The run's template database (globalSetup's prepareTemplate, through vitest's provide). */
+async function templateName(): Promise<string> {
+  let name: string | undefined;
+  try {
+    // Imported here, not at the top: globalSetup imports this module outside vitest's runner.
+    const { inject } = await import('vitest');
+    name = inject('pgTemplate') || undefined;
+  } catch {
+    name = undefined; // not under vitest's runner
+  }
+  if (!name) throw new Error('no template database: run the tests with vitest, whose globalSetup (scripts/test-global-setup.ts) makes it');
+  return name;
 }
 
 /**
@@ -87,7 +115,7 @@ export async function createTestDatabaseUrl(): Promise<string | undefined> {
   if (!/test/.test(name)) throw new Error('refusing to use a database whose name does not say test');
   const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
   try {
-    await admin.raw(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
+    await admin.raw(`CREATE DATABASE ${name} TEMPLATE ${await templateName()}`);
   } finally {
     await admin.destroy();
   }

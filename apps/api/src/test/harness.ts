@@ -45,7 +45,11 @@ export async function startHarness(env: Record<string, string> = {}, o: HarnessO
   const { databaseUrl: own, pglite, drop } = await createTestDatabase();
   const databaseUrl = own && o.databaseUrl ? o.databaseUrl(own) : own;
   // A high limit by default so suites that send many requests are not throttled; the rate-limit tests set their own.
-  const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-operator-token-123456', RATE_LIMIT_PER_MINUTE: '100000', ...env });
+  // No drain on close (SHUTDOWN_DRAIN_MS defaults to 5 s, for a load balancer to notice; every file closes a harness,
+  // and nothing here is behind one): lifecycle.int.test.ts tests the drain on the api process, with its own value.
+  const config = ConfigSchema.parse({
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-operator-token-123456', RATE_LIMIT_PER_MINUTE: '100000', SHUTDOWN_DRAIN_MS: '0', ...env,
+  });
   const runtime = await createRuntime({
     databaseUrl, pglite, redisUrl: config.REDIS_URL, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, logger: createLogger('silent', 'test'),
   });

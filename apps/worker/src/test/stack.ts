@@ -28,7 +28,8 @@ export interface Stack {
 
 /** The REST API on a runtime, with JSON callers for keys (`call`, under /v1) and the operator (`op`). */
 export async function apiOn(runtime: Runtime): Promise<Pick<Stack, 'api' | 'call' | 'op'>> {
-  const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '100000' });
+  // No drain on close (SHUTDOWN_DRAIN_MS's 5 s default is for a load balancer; apps/api's lifecycle test covers it).
+  const config = ConfigSchema.parse({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '100000', SHUTDOWN_DRAIN_MS: '0' });
   const api = await startApi(config, runtime);
   const request = async (auth: string, method: string, path: string, body?: unknown): Promise<Res> => {
     const res = await fetch(api.url + path, {
