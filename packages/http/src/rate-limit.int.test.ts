@@ -71,6 +71,19 @@ describe.runIf(process.env.TEST_REDIS_URL)('the shared rate limit, batched per k
     expect(theirs.remaining).toBe(limit - counted - 1);
   });
 
+  it('concurrent requests of a key take one lease at a time, each still with a count of its own', async () => {
+    const limit = 5000;
+    const limiter = createRateLimiter(limit, redis);
+    const key = `burst-${randomBytes(4).toString('hex')}`;
+    for (let i = 0; i < 20; i++) await limiter.consume(key);
+    const burst = await Promise.all(Array.from({ length: 300 }, () => limiter.consume(key)));
+    const counts = burst.map((x) => limit - x.remaining);
+    expect(new Set(counts).size).toBe(300);
+    const counted = Number(await redis.get(`tt:rl:${key}`));
+    expect(counted).toBeGreaterThanOrEqual(320);
+    expect(counted).toBeLessThan(320 + 1.5 * leaseCap(limit));
+  });
+
   it('two processes leasing one key never give it more than its limit, and refuse at most two leases a process early', async () => {
     const limit = 200;
     const [a, b] = [createRateLimiter(limit, redis), createRateLimiter(limit, redis)];

@@ -181,12 +181,24 @@ function leasesOf(limit: number, cap: number, call: (key: string, points: number
     },
     /** The refill in flight for the key, if any: a request the lease could not serve waits for it before calling. */
     pending: (key: string): Promise<void> | undefined => byKey.get(key)?.refill,
-    /** Spends `points` through Redis, taking points ahead for the key's next requests. */
+    /**
+     * Spends `points` through Redis, taking points ahead for the key's next requests unless another call is taking
+     * some already (one at a time, so that concurrent requests do not each take a lease).
+     */
     async remote(key: string, points: number): Promise<Spent> {
       const l = byKey.get(key);
-      const extra = cap === 0 ? 0 : ahead(l, Date.now());
-      const s = await call(key, points + extra);
-      if (cap > 0) add(key, s, extra, Date.now());
+      const extra = cap === 0 || !l || l.refill ? 0 : ahead(l, Date.now());
+      // The lease is added before anyone waiting on this call (see pending) goes on.
+      const sent = call(key, points + extra).then((s) => {
+        if (cap > 0) add(key, s, extra, Date.now());
+        return s;
+      });
+      if (extra > 0) {
+        l!.refill = sent.then(() => undefined, () => undefined).finally(() => {
+          l!.refill = undefined;
+        });
+      }
+      const s = await sent;
       return { consumed: s.consumed - extra, msBeforeNext: s.msBeforeNext };
     },
   };
@@ -194,8 +206,8 @@ function leasesOf(limit: number, cap: number, call: (key: string, points: number
 
 /**
  * A fixed one-minute window per key. With Redis every API and MCP process draws on the same budget (the calls to it
- * batched per key, see batchedByKey, and, from 50 a minute up, points leased ahead, see leasesOf). While Redis is unreachable (not connected, or a command fails) a per-process
- * memory limiter stands in: requests keep being served and limited, each process on its own budget. Entering and
+ * batched per key, see batchedByKey, and, from 50 a minute up, points leased ahead, see leasesOf). While Redis is
+ * unreachable (not connected, or a command fails) a per-process memory limiter stands in: requests keep being served and limited, each process on its own budget. Entering and
  * leaving the fallback is logged once each and shown by the `tt_rate_limit_fallback` gauge; the shared budget is
  * tried again as soon as the connection is back. A Redis that stays connected but does not answer (commands fail
  * after REDIS_COMMAND_TIMEOUT_MS) falls back the same way.
