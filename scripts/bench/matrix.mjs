@@ -13,7 +13,8 @@
 // BENCH_SETTLE (s, 40: the longest a read's warm-up goes on while the server's CPU per request still falls; 0 = none),
 // BENCH_WRITE_SETTLE (s, 20 or BENCH_SETTLE if less: the same for a write),
 // BENCH_CONNECTIONS (10), BENCH_ONLY (a regular expression naming the scenarios), BENCH_VERBOSE=1 (each turn's figures), BENCH_KEEP=1 / BENCH_REUSE=1 (keep or
-// reuse the seeded database of each size, tt_bench_matrix_<size>), BENCH_REDIS_URL (redis://127.0.0.1:6379),
+// reuse the seeded database of each size, <BENCH_DB_PREFIX>_<size>), BENCH_DB_PREFIX (tt_bench_matrix: another name for
+// the databases, so that runs side by side on one server do not share them), BENCH_REDIS_URL (redis://127.0.0.1:6379),
 // BENCH_DATABASE_URL, BENCH_NODE_ARGS.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,6 +34,7 @@ const WRITE_SETTLE = Number(process.env.BENCH_WRITE_SETTLE ?? Math.min(SETTLE, 2
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const VERBOSE = Boolean(process.env.BENCH_VERBOSE);
+const dbName = (size) => `${process.env.BENCH_DB_PREFIX ?? 'tt_bench_matrix'}_${size}`;
 const WRITE_TITLE = 'Matrix write';
 const WRITE_COMMENT = 'Matrix comment';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -112,14 +114,14 @@ async function dbWork(db) {
 }
 
 async function run(size) {
-  await withSeededApi(`tt_bench_matrix_${size}`, size, async ({ api, db, workspaceId, userIds, token, columns }) => {
+  await withSeededApi(dbName(size), size, async ({ api, db, workspaceId, userIds, token, columns }) => {
     const port = await freePort();
-    const floor = await startProcess(join(ROOT, 'scripts', 'bench', 'floor-server.mjs'), { DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), PORT: String(port) }, `http://127.0.0.1:${port}/ready`);
+    const floor = await startProcess(join(ROOT, 'scripts', 'bench', 'floor-server.mjs'), { DATABASE_URL: databaseUrl(dbName(size)), PORT: String(port) }, `http://127.0.0.1:${port}/ready`);
     const worker = await startProcess(join(ROOT, 'apps', 'worker', 'dist', 'main.js'), {
-      DATABASE_URL: databaseUrl(`tt_bench_matrix_${size}`), REDIS_URL: process.env.BENCH_REDIS_URL, WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl(dbName(size)), REDIS_URL: process.env.BENCH_REDIS_URL, WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
     });
     // The mcp process too: search_tasks is measured against the floor's list of the same filter.
-    const mcp = await startBuiltMcp(`tt_bench_matrix_${size}`);
+    const mcp = await startBuiltMcp(dbName(size));
     const sides = { api: api.base, floor: `http://127.0.0.1:${port}` };
     const pids = { api: api.pid, floor: floor.pid };
     const pending = async () => Number((await db('outbox').whereNull('relayed_at').count({ n: '*' }).first()).n);

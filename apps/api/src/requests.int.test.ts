@@ -142,6 +142,55 @@ describe('prepared', () => {
   });
 });
 
+// A by-key read's calls to Redis: the rate limit's (the shared budget), nothing else, and under a key's steady traffic
+// rarely even that (its points are leased ahead, see packages/http/src/rate-limit.ts).
+describe.runIf(process.env.TEST_REDIS_URL)('Redis calls per request', () => {
+  let h: Harness;
+  let ws: TestWorkspace;
+
+  beforeAll(async () => {
+    h = await startHarness({ REDIS_URL: process.env.TEST_REDIS_URL! });
+    ws = await h.workspace();
+  });
+  afterAll(() => h.close());
+
+  it('GET /tasks/{key} sends at most one command to Redis, the rate limit\'s, and 64 in a row send 10 at most', async () => {
+    const project = (await h.call(ws.token, 'POST', '/projects', { name: 'Redis trips', key: 'RDT', template: 'scrum' })).body.data;
+    const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'counted', projectId: project.id })).body.data;
+    const redis = h.runtime.redis!;
+    // Every command of the client (rate-limiter-flexible's script included) goes through sendCommand.
+    const send = redis.sendCommand.bind(redis);
+    const commands: string[] = [];
+    redis.sendCommand = ((command: { name: string }) => {
+      commands.push(command.name);
+      return send(command as never);
+    }) as typeof redis.sendCommand;
+    try {
+      // The first request of a key may load the limiter's script: count later ones.
+      await h.call(ws.token, 'GET', `/tasks/${t.key}`);
+      commands.length = 0;
+      const res = await h.call(ws.token, 'GET', `/tasks/${t.key}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(commands, commands.join(', ')).toEqual(['evalsha']);
+      // The key's next requests spend points leased ahead (1, 2, 4, ... 64 a call).
+      commands.length = 0;
+      const remaining: number[] = [];
+      for (let i = 0; i < 64; i++) {
+        const r = await h.call(ws.token, 'GET', `/tasks/${t.key}`);
+        expect(r.status).toBe(200);
+        remaining.push(Number(r.headers.get('x-ratelimit-remaining')));
+      }
+      expect(commands.length, commands.join(', ')).toBeLessThanOrEqual(10);
+      expect(new Set(commands), commands.join(', ')).toEqual(new Set(['evalsha']));
+      // Each request its own count.
+      expect(remaining).toEqual(remaining.map((_, i) => remaining[0]! - i));
+    } finally {
+      redis.sendCommand = send;
+    }
+  });
+});
+
 // The tests of apps/api/src/round-trips.int.test.ts, folded in here (one test process and one module load for them all); their setup and state stay inside this describe.
 describe('round-trips', () => {
   let h: Harness;
@@ -179,21 +228,40 @@ describe('round-trips', () => {
   afterAll(() => h.close());
 
   describe('database round trips per request', () => {
-    it('GET /tasks/{key} is two statements: the key (with user, teams and workspace) and the full task', async () => {
+    it('GET /tasks/{key} is two statements: the key (with user, teams and workspace) and the full task; the count of its position only with include=position', async () => {
       const parent = (await h.call(ws.token, 'POST', '/tasks', { title: 'parent', projectId: project.id })).body.data;
       const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'child', projectId: project.id, parentId: parent.id })).body.data;
       await h.call(ws.token, 'POST', `/tasks/${t.key}/time`, { seconds: 600, date: '2025-01-02' });
       await h.runtime.jobs.drain();
+      // The count of the tasks above it in its column, the position's cost.
+      const counted = (q: string) => /select count\(\*\) from tasks p where p\.status_id/.test(q);
       let res: any;
       const sql = await queriesOf(h.runtime.db, async () => {
         res = await h.call(ws.token, 'GET', `/tasks/${parent.key}`);
       });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ key: parent.key, subtaskIds: [t.id], position: 0 });
+      expect(res.body.data).toMatchObject({ key: parent.key, subtaskIds: [t.id] });
+      expect(res.body.data).not.toHaveProperty('position');
       expect(sql, sql.join('\n')).toHaveLength(2);
-      const child = await h.call(ws.token, 'GET', `/tasks/${t.id}`);
+      expect(sql.some(counted), sql.join('\n')).toBe(false);
+      const asked = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'GET', `/tasks/${parent.key}?include=position`);
+      });
+      expect(res.body.data).toMatchObject({ key: parent.key, subtaskIds: [t.id], position: 0 });
+      expect(asked, asked.join('\n')).toHaveLength(2);
+      expect(counted(asked[1]!), asked.join('\n')).toBe(true);
+      const child = await h.call(ws.token, 'GET', `/tasks/${t.id}?include=position`);
       expect(child.body.data).toMatchObject({ parentId: parent.id, timeSpentSeconds: 600, position: 1 });
       expect(child.body.data.timeLogs).toMatchObject([{ seconds: 600, date: '2025-01-02', taskKey: t.key }]);
+      // The rest of the answer is the same either way.
+      const { position: _p, ...rest } = child.body.data;
+      expect((await h.call(ws.token, 'GET', `/tasks/${t.id}`)).body.data).toEqual(rest);
+      // Anything else in include is refused, naming it.
+      for (const bad of ['include=positions', 'include=position,subtasks', 'include=position&include=position', 'include=']) {
+        const refused = await h.call(ws.token, 'GET', `/tasks/${t.id}?${bad}`);
+        expect(refused.status, bad).toBe(400);
+        expect(refused.body.error, bad).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^query\.include/) });
+      }
     });
 
     it('GET /tasks is two statements whatever the filter: the key, then rows and total together', async () => {
@@ -237,8 +305,8 @@ describe('round-trips', () => {
       expect(sql.slice(0, append + 1), sql.join('\n')).toHaveLength(3);
       // After it, at most the in-process relay's claim of the new jobs (its outbox statement is left out above).
       expect(sql.slice(append + 1).every((q) => /^(begin|commit)\b/i.test(q.trim())), sql.join('\n')).toBe(true);
-      // What POST answered is the full form GET gives, position included.
-      const got = await h.call(ws.token, 'GET', `/tasks/${res.body.data.key}`);
+      // What POST answered is the full form GET gives, position included (GET gives it when asked).
+      const got = await h.call(ws.token, 'GET', `/tasks/${res.body.data.key}?include=position`);
       expect(res.body.data).toEqual(got.body.data);
       expect(res.headers.get('etag')).toMatch(/^"/);
       expect(res.headers.get('etag')).toBe(got.headers.get('etag'));
@@ -297,7 +365,8 @@ describe('round-trips', () => {
           res = await h.call(ws.token, 'PATCH', `/tasks/${t.key}`, { title: 'patched again', priority: 'high' });
         });
         expect(res.status).toBe(200);
-        expect(res.body.data).toMatchObject({ title: 'patched again', priority: 'high', position: t.position });
+        expect(res.body.data).toMatchObject({ title: 'patched again', priority: 'high' });
+        expect(res.body.data).not.toHaveProperty('position');
         // The key; the task; the change (guarded by the version read) with its activity entry, answering with the
         // full form, which commits alone. No webhook lookup: the key's read found no subscription in the workspace.
         expect(sql, sql.join('\n')).toHaveLength(3);
@@ -327,6 +396,23 @@ describe('round-trips', () => {
       expect(res.status).toBe(200);
       expect(sql, sql.join('\n')).toHaveLength(2);
       expect(sql[1], sql.join('\n')).toMatch(/^with "changed" as \(update "tasks" set .*insert into activity/s);
+      // Without include=position the change does not count the tasks above it; with it, the same two statements do.
+      expect(sql[1], sql.join('\n')).not.toMatch(/select count\(\*\) from tasks p/);
+      expect(res.body.data).not.toHaveProperty('position');
+      const asked = await queriesOf(h.runtime.db, async () => {
+        res = await h.call(ws.token, 'PATCH', `/tasks/${t.key}?include=position`, { priority: 'high' });
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ priority: 'high', position: expect.any(Number) });
+      expect(asked, asked.join('\n')).toHaveLength(2);
+      expect(asked[1], asked.join('\n')).toMatch(/select count\(\*\) from tasks p/);
+      // A wrong include is refused before anything is written.
+      const etag = res.headers.get('etag');
+      const refused = await h.call(ws.token, 'PATCH', `/tasks/${t.key}?include=rank`, { title: 'never' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^query\.include/) });
+      const still = await h.call(ws.token, 'GET', `/tasks/${t.key}`);
+      expect([still.body.data.title, still.headers.get('etag')]).toEqual(['patched thrice', etag]);
 
       // Changed behind this process's memory (by another replica): the guarded change writes nothing and answers the
       // task as it is now, and the change planned on that follows: three statements, as for a task never read.

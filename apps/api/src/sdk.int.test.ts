@@ -74,10 +74,16 @@ describe('sdk', () => {
       });
       expect(task).toMatchObject({ key: 'WEB-2', boardId: board.id, statusId: board.statuses[0]!.id, assigneeId: bob.id, reporterId: ws.adminUser.id });
       expect(task.checklist.map((c) => [c.text, c.done])).toEqual([['Copy', false], ['Design', true]]);
-      expect(await client.tasks.get('WEB-2')).toEqual(task);
+      // A create answers with the task's position in its column; a read or a change only when asked.
+      expect(await client.tasks.get('WEB-2', { include: 'position' })).toEqual(task);
+      const { position, ...form } = task;
+      expect(position).toEqual(expect.any(Number));
+      expect(await client.tasks.get('WEB-2')).toEqual(form);
 
       const changed = await client.tasks.update(task.key, { title: 'Landing page v2', labels: ['web'], dueDate: null });
       expect(changed).toMatchObject({ title: 'Landing page v2', labels: ['web'], dueDate: null });
+      expect(changed).not.toHaveProperty('position');
+      expect(await client.tasks.update(task.key, { priority: 'highest' }, { include: 'position' })).toMatchObject({ priority: 'highest', position });
       const done = board.statuses.find((s) => s.category === 'done')!;
       const moved = await client.tasks.move(task.id, { statusId: done.id });
       expect(moved.status).toEqual({ name: done.name, category: 'done' });

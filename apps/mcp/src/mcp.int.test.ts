@@ -250,7 +250,7 @@ describe('mcp', () => {
       expect((await tasks.getTask(actor, created.id, runtime.deps)).status.name).toBe('In Review');
       const done = board.statuses.find((s) => s.category === 'done')!;
       await call(client, 'move_task', { task: created.key, column: done.id });
-      const moved = await tasks.getTask(actor, created.id, runtime.deps);
+      const moved = await tasks.getTask(actor, created.id, runtime.deps, { position: true });
       expect(moved.status.category).toBe('done');
       expect(moved.position).toBe(0);
       const bad = await call(client, 'move_task', { task: created.key, column: 'Nowhere' });

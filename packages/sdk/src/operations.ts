@@ -52,8 +52,8 @@ export const operations = {
   }),
   postTasks: op({ method: 'POST', path: '/v1/tasks', status: 201, response: 'TaskResponse', body: 'CreateTaskInput', query: [] }),
   postTasksBulk: op({ method: 'POST', path: '/v1/tasks/bulk', status: 200, response: 'BulkTasksResponse', body: 'BulkTasksInput', query: [] }),
-  getTasksByRef: op({ method: 'GET', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: null, query: [] }),
-  patchTasksByRef: op({ method: 'PATCH', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: 'UpdateTaskInput', query: [] }),
+  getTasksByRef: op({ method: 'GET', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: null, query: ['include'] }),
+  patchTasksByRef: op({ method: 'PATCH', path: '/v1/tasks/{ref}', status: 200, response: 'TaskResponse', body: 'UpdateTaskInput', query: ['include'] }),
   deleteTasksByRef: op({ method: 'DELETE', path: '/v1/tasks/{ref}', status: 204, response: null, body: null, query: [] }),
   postTasksByRefMove: op({ method: 'POST', path: '/v1/tasks/{ref}/move', status: 201, response: 'TaskResponse', body: 'MoveTaskInput', query: [] }),
   getTasksByRefContext: op({

@@ -13,7 +13,7 @@ export async function taskContext(actor: Actor, ref: string, deps: Deps): Promis
   const repos = deps.store;
   const task = await visibleTask(actor, ref, repos);
   const [details, project, board, comments, total, docs, agreements] = await Promise.all([
-    repos.tasks.details(task, actor.user.id),
+    repos.tasks.details(task, actor.user.id, { position: false }),
     repos.projects.get(actor.workspace.id, task.projectId),
     repos.boards.get(actor.workspace.id, task.boardId),
     repos.comments.latest(task.id, CONTEXT_COMMENTS),

@@ -51,7 +51,7 @@ export async function taskView(actor: Actor, ref: string, o: TaskViewOptions, de
   const task = await visibleTask(actor, ref, repos);
   const want = new Set(o.sections);
   const [details, project, board] = await Promise.all([
-    repos.tasks.details(task, actor.user.id),
+    repos.tasks.details(task, actor.user.id, { position: false }),
     repos.projects.get(actor.workspace.id, task.projectId),
     repos.boards.get(actor.workspace.id, task.boardId),
   ]);

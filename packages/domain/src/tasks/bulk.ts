@@ -162,7 +162,7 @@ async function applyAlone(call: Call, p: Prepared, i: number, fresh = false): Pr
     const input = await withColumn(actor, task, p.item, boards, deps.store);
     // `fresh`: the task changed since it was read (a wave's guard did not hold); the change reads it again.
     const { answer, record } = await changeTask(actor, task.id, input, deps, undefined, {
-      ...(fresh ? {} : { known: task }), inTransaction: true, boards, renumbered: (statusId) => known.renumbered(statusId),
+      ...(fresh ? {} : { known: task }), inTransaction: true, boards, renumbered: (statusId) => known.renumbered(statusId), position: true,
     });
     known.set(record);
     call.results[i] = { task: record.key, status: 200, data: answer.data };

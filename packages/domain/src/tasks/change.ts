@@ -8,14 +8,15 @@ import {
 import { changeEntry, moveEntry, taskChangeEvents, taskEvent } from './events.js';
 import { seen, taskRef, visibleTask } from './lookup.js';
 import { presentTask } from './present.js';
-import type { TaskPatch, TaskRecord, TaskView } from './ports.js';
+import type { PositionOption, TaskPatch, TaskRecord, TaskView } from './ports.js';
 import type { MoveTaskInput, Task, UpdateTaskInput } from './schema.js';
 import type { BoardRecord, StatusRecord } from '../projects/index.js';
 
+/** A change of a task's fields, answered with its full form; its position in its column only when asked for (`o.position`). */
 export async function updateTaskVersioned(
-  actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions,
+  actor: Actor, ref: string, input: UpdateTaskInput, deps: Deps, opts?: WriteOptions, o: PositionOption = {},
 ): Promise<Versioned<Task>> {
-  return (await changeTask(actor, ref, input, deps, opts)).answer;
+  return (await changeTask(actor, ref, input, deps, opts, { position: o.position === true })).answer;
 }
 
 /** How a caller that changes many tasks runs each change (see changeTask). */
@@ -38,6 +39,8 @@ export interface ChangeContext {
   top?: (statusId: string, taskId: string) => number;
   /** The live people of the workspace among every id the caller's changes name, read once by the caller. */
   liveUserIds?: string[];
+  /** The answer carries the task's position in its column (a count of the tasks above it); default not. */
+  position?: boolean;
 }
 
 /**
@@ -71,7 +74,7 @@ export async function changeTask(
     const { patch, jobs } = await planChange(actor, task, input, repos, deps, ctx);
     if (patch.labels) await repos.labels.ensure(actor.workspace.id, patch.labels);
     // The change and the read of its result are one statement.
-    const after = await written(actor, task, repos, patch);
+    const after = await written(actor, task, repos, patch, { position: ctx.position === true });
     if (jobs.length) await repos.outbox.add(jobs);
     const queued = jobs.length + (await taskChangeEvents(repos, deps, actor, task, after.record));
     // The old and the new parent show the change in their subtaskIds.
@@ -124,7 +127,7 @@ async function editAlone(
   let now: TaskView | undefined;
   const changed = await deps.store.tasks.updateView(task.id, patch, actor.user.id, {
     version: task.version, labels: patch.labels && { workspaceId: actor.workspace.id, names: patch.labels }, jobs,
-    activity: [entry, moved].filter((e) => e !== undefined),
+    activity: [entry, moved].filter((e) => e !== undefined), position: ctx.position === true,
     ...(remembered && view ? { boardMemberIds: view.boardMemberIds, current: (v: TaskView) => void (now = v) } : {}),
   });
   if (!changed) return now ? { now } : undefined;

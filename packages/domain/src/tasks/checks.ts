@@ -3,7 +3,7 @@ import { type Actor, canSeeBoard, canSeeProject } from '../keys/index.js';
 import type { BoardRecord, StatusRecord } from '../projects/index.js';
 import type { Versioned } from '../versions/index.js';
 import { taskRef } from './lookup.js';
-import type { ChecklistRecord, TaskPatch, TaskRecord } from './ports.js';
+import type { ChecklistRecord, PositionOption, TaskPatch, TaskRecord } from './ports.js';
 import { presentTask } from './present.js';
 import { rankBetween } from './rank.js';
 import type { Task } from './schema.js';
@@ -111,14 +111,16 @@ export async function rankFor(repos: Repos, statusId: string, position: number, 
 
 /**
  * A task as it is now, read once (inside a write's transaction, as the write left it): its record, for the change's
- * activity and events, and its full form with the version, for the answer. With `patch`, the change is made in the
- * same statement as the read.
+ * activity and events, and its full form with the version, for the answer (with its column position unless
+ * `o.position` is false). With `patch`, the change is made in the same statement as the read.
  */
 export async function written(
-  actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos, patch?: TaskPatch,
+  actor: Actor | null, task: Pick<TaskRecord, 'id' | 'workspaceId'>, repos: Repos, patch?: TaskPatch, o: PositionOption = {},
 ): Promise<{ record: TaskRecord; answer: Versioned<Task> }> {
   const viewer = actor?.user.id ?? null;
-  const view = patch ? await repos.tasks.updateView(task.id, patch, viewer) : await repos.tasks.fullView(task.workspaceId, { id: task.id }, viewer);
+  const view = patch
+    ? await repos.tasks.updateView(task.id, patch, viewer, { position: o.position !== false })
+    : await repos.tasks.fullView(task.workspaceId, { id: task.id }, viewer, o);
   if (!view) throw notFound('Task');
   return { record: view.task, answer: { data: presentTask(view.task, view.details), version: view.task.version } };
 }

@@ -55,6 +55,11 @@ export interface TaskDetails {
   position: number | null;
 }
 
+/** Whether a task's full form carries its position in its column (a count of the tasks above it); default true. */
+export interface PositionOption {
+  position?: boolean;
+}
+
 /** A task with what deciding its visibility needs: its board's members (null = an open board). */
 export interface TaskView {
   task: TaskRecord;
@@ -168,13 +173,20 @@ export interface TaskRepos {
      * members to `updateView`, which writes only if both still hold. A refusal is never given on it either.
      */
     view(workspaceId: string, ref: { id?: string; key?: string }, kept?: boolean): Promise<(TaskView & { kept?: true }) | undefined>;
-    /** A task by id or key (workspaceId null: by id in any workspace) with its board's members and details, in one query. */
     /** Tasks by ids and keys (keys as taskRef gives them) with their boards' members, in one query on the indexes. */
     views(workspaceId: string, refs: { ids: string[]; keys: string[] }): Promise<TaskView[]>;
-    fullView(workspaceId: string | null, ref: { id?: string; key?: string }, viewerId: string | null): Promise<TaskFullView | undefined>;
+    /**
+     * A task by id or key (workspaceId null: by id in any workspace) with its board's members and details, in one
+     * query. `o.position` false: without the column position (`details.position` null), which is a count of the tasks
+     * above it in its column; default true.
+     */
+    fullView(workspaceId: string | null, ref: { id?: string; key?: string }, viewerId: string | null, o?: PositionOption): Promise<TaskFullView | undefined>;
     byIds(workspaceId: string, ids: string[]): Promise<TaskRecord[]>;
-    /** Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all) and column position. */
-    details(task: TaskRecord, viewerId: string | null): Promise<TaskDetails>;
+    /**
+     * Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all)
+     * and column position (not with `o.position` false).
+     */
+    details(task: TaskRecord, viewerId: string | null, o?: PositionOption): Promise<TaskDetails>;
     update(id: string, patch: TaskPatch): Promise<void>;
     /**
      * Changes a task and answers with it as the change left it, with its board's members and details (as `fullView`),
@@ -184,13 +196,13 @@ export interface TaskRepos {
      * labels, jobs and activity entry go in with the change. `also.toTop`: the task goes to the top of the column the
      * patch names (its rank is found in the statement; the patch gives none). `also.current`: when a guard does not
      * hold, the same statement reads the task as it is now and hands it there (a plan on a kept task is made again on
-     * it, with no read of its own).
+     * it, with no read of its own). `also.position` false: the answer's details without the column position.
      */
     updateView(
       id: string, patch: TaskPatch, viewerId: string | null,
       also?: {
         version?: number; boardMemberIds?: string[] | null; placementStamp?: string; toTop?: boolean; current?: (now: TaskView) => void;
-        labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[];
+        labels?: { workspaceId: string; names: string[] }; jobs?: OutboxJob[]; activity?: ActivityRecord[]; position?: boolean;
       },
     ): Promise<TaskFullView | undefined>;
     /**

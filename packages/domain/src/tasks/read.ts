@@ -4,12 +4,17 @@ import { assigneeFilter, filterUserId } from '../people/index.js';
 import { type Versioned, withoutVersion } from '../versions/index.js';
 import { seen, taskRef } from './lookup.js';
 import { presentTask, presentTaskSummary } from './present.js';
+import type { PositionOption } from './ports.js';
 import type { ListTasksQuery, Task, TaskSummary } from './schema.js';
 
-export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps): Promise<Versioned<Task>> {
+/**
+ * A task's full form. Its position in its column (a count of the tasks above it, not in the spec's form) only when
+ * asked for: `o.position`.
+ */
+export async function getTaskVersioned(actor: Actor, ref: string, deps: Deps, o: PositionOption = {}): Promise<Versioned<Task>> {
   requireScope(actor, 'tasks:read');
   // The row, its visibility and its details in one query.
-  const view = seen(actor, await deps.store.tasks.fullView(actor.workspace.id, taskRef(ref), actor.user.id));
+  const view = seen(actor, await deps.store.tasks.fullView(actor.workspace.id, taskRef(ref), actor.user.id, { position: o.position === true }));
   return { data: presentTask(view.task, view.details), version: view.task.version };
 }
 

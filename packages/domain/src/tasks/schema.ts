@@ -65,7 +65,10 @@ export const TaskSummary = z
       .number()
       .int()
       .optional()
-      .openapi({ description: 'Place in its column, 0 = top; present in the full form and in column-ordered lists' }),
+      .openapi({
+        description:
+          'Place in its column, 0 = top; in a move\'s answer, in column-ordered lists, and in the full form when asked for with `include=position`',
+      }),
   })
   .openapi('TaskSummary');
 export type TaskSummary = z.infer<typeof TaskSummary>;
@@ -139,6 +142,21 @@ export const MoveTaskInput = z
   })
   .openapi('MoveTaskInput');
 export type MoveTaskInput = z.infer<typeof MoveTaskInput>;
+
+/**
+ * The query of a by-key read and of a PATCH: `include=position` adds the task's place in its column, which the spec's
+ * full form does not have and which costs a count of the tasks above it. Other parameters are ignored, as before.
+ */
+export const TaskAnswerQuery = z
+  .object({
+    include: z.enum(['position']).optional().openapi({
+      description:
+        '`position`: the answer carries the task\'s place in its column (0 = top), a count of the tasks above it. Without it the ' +
+        'full form has no `position` (a move\'s answer always has it)',
+    }),
+  })
+  .openapi('TaskAnswerQuery');
+export type TaskAnswerQuery = z.infer<typeof TaskAnswerQuery>;
 
 export const ListTasksQuery = z
   .strictObject({

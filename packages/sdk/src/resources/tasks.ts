@@ -6,6 +6,12 @@ import type {
   TimeLog, UpdateTaskInput,
 } from '../types.js';
 
+/** What a task's full form adds on request: `position`, its place in its column (a move's answer always has it). */
+interface Include {
+  include?: 'position';
+}
+const included = (include: 'position' | undefined) => (include ? { query: { include } } : {});
+
 /** Tasks, their comments, context and time logs. `ref` is a task id or key (`WEB-12`). */
 export class Tasks {
   constructor(private readonly http: HttpClient) {}
@@ -25,14 +31,16 @@ export class Tasks {
     return this.http.pages('getTasks', { query: params }, opts);
   }
 
-  /** A task in full form. */
-  async get(ref: string, opts?: RequestOptions): Promise<Task> {
-    return (await this.http.call('getTasksByRef', { params: { ref } }, opts)).data;
+  /** A task in full form; its `position` in its column only with `{ include: 'position' }`. */
+  async get(ref: string, opts?: RequestOptions & Include): Promise<Task> {
+    const { include, ...rest } = opts ?? {};
+    return (await this.http.call('getTasksByRef', { params: { ref }, ...included(include) }, rest)).data;
   }
 
   /** A task in full form with its ETag, for a later `update`, `move` or `delete` with `{ ifMatch: etag }`. */
-  async getWithEtag(ref: string, opts?: RequestOptions): Promise<Tagged<Task>> {
-    return tagged(await this.http.callTagged('getTasksByRef', { params: { ref } }, opts), `GET /v1/tasks/${ref}`);
+  async getWithEtag(ref: string, opts?: RequestOptions & Include): Promise<Tagged<Task>> {
+    const { include, ...rest } = opts ?? {};
+    return tagged(await this.http.callTagged('getTasksByRef', { params: { ref }, ...included(include) }, rest), `GET /v1/tasks/${ref}`);
   }
 
   /**
@@ -43,9 +51,13 @@ export class Tasks {
     return (await this.http.call('postTasks', { body: input }, opts)).data;
   }
 
-  /** Changes only the fields sent; with `ifMatch`, only if the task still has that ETag (else 412 `precondition_failed`). */
-  async update(ref: string, input: UpdateTaskInput, opts?: ConditionalOptions): Promise<Task> {
-    return (await this.http.call('patchTasksByRef', { params: { ref }, body: input }, withIfMatch(opts))).data;
+  /**
+   * Changes only the fields sent; with `ifMatch`, only if the task still has that ETag (else 412 `precondition_failed`).
+   * The answer has the task's `position` only with `{ include: 'position' }`.
+   */
+  async update(ref: string, input: UpdateTaskInput, opts?: ConditionalOptions & Include): Promise<Task> {
+    const { include, ...rest } = opts ?? {};
+    return (await this.http.call('patchTasksByRef', { params: { ref }, body: input, ...included(include) }, withIfMatch(rest))).data;
   }
 
   /**

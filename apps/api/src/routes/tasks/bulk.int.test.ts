@@ -110,7 +110,8 @@ describe('bulk task changes', () => {
     const alone = [];
     for (const [i, { column, ...c }] of changes) {
       const body = column === undefined ? c : { ...c, statusId: columnId(patched.board, column as string) };
-      alone.push(await h.call(ws.token, 'PATCH', `/tasks/${patched.made[i].key}`, body));
+      // A bulk item's answer carries the position: the PATCH gives it when asked.
+      alone.push(await h.call(ws.token, 'PATCH', `/tasks/${patched.made[i].key}?include=position`, body));
     }
     // What differs between twins by construction: ids, keys, the project, board and columns, times.
     const same = (t: any) => t && {
@@ -127,7 +128,7 @@ describe('bulk task changes', () => {
     };
     expect(await order(bulked.board)).toEqual(await order(patched.board));
     for (const [i, t] of bulked.made.entries()) {
-      const [mine, theirs] = [await h.call(ws.token, 'GET', `/tasks/${t.key}`), await h.call(ws.token, 'GET', `/tasks/${patched.made[i].key}`)];
+      const [mine, theirs] = [await h.call(ws.token, 'GET', `/tasks/${t.key}?include=position`), await h.call(ws.token, 'GET', `/tasks/${patched.made[i].key}?include=position`)];
       expect(same(mine.body.data)).toEqual(same(theirs.body.data));
       expect(mine.headers.get('etag')).toBe(theirs.headers.get('etag'));
       expect(await trail(t.id)).toEqual(await trail(patched.made[i].id));

@@ -213,7 +213,7 @@ describe('tasks', () => {
       const other = (await h.call(ws.token, 'POST', '/tasks', { title: 'first in doing', boardId: b.id, statusId: doing.id })).body.data;
       const moved = await h.call(ws.token, 'POST', `/tasks/${t.key}/move`, { statusId: doing.id });
       expect(moved.body.data.position).toBe(0);
-      expect((await h.call(ws.token, 'GET', `/tasks/${other.key}`)).body.data.position).toBe(1);
+      expect((await h.call(ws.token, 'GET', `/tasks/${other.key}?include=position`)).body.data.position).toBe(1);
 
       // The board closed to a member since the member last moved the task: 404, and nothing is written.
       const member = await ws.user();
@@ -495,11 +495,12 @@ describe('tasks', () => {
       const col = async (statusId: string) =>
         (await h.call(ws.token, 'GET', `/tasks?statusId=${statusId}&orderBy=position`)).body.data.map((t: any) => [t.title, t.position]);
       expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m1', 1], ['m2', 2]]);
-      const moved = await h.call(ws.token, 'PATCH', `/tasks/${t3.id}`, { statusId: b.statuses[2].id });
+      // A PATCH, even one that moves, answers the position only when asked.
+      const moved = await h.call(ws.token, 'PATCH', `/tasks/${t3.id}?include=position`, { statusId: b.statuses[2].id });
       expect(moved.body.data.doneAt).toEqual(expect.any(Number));
       expect(moved.body.data.updatedAt).toBeGreaterThanOrEqual(t3.updatedAt);
       expect(moved.body.data.position).toBe(0);
-      await h.call(ws.token, 'PATCH', `/tasks/${t2.id}`, { statusId: b.statuses[2].id });
+      expect((await h.call(ws.token, 'PATCH', `/tasks/${t2.id}`, { statusId: b.statuses[2].id })).body.data).not.toHaveProperty('position');
       expect(await col(b.statuses[2].id)).toEqual([['m1', 0], ['m2', 1]]);
       const back = await h.call(ws.token, 'POST', `/tasks/${t3.id}/move`, { statusId: b.statuses[0].id, position: 1 });
       expect(back.status).toBe(201);
@@ -507,12 +508,12 @@ describe('tasks', () => {
       expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m2', 1]]);
       await h.call(ws.token, 'POST', `/tasks/${t2.id}/move`, { statusId: b.statuses[0].id, position: 0 });
       expect(await col(b.statuses[0].id)).toEqual([['m1', 0], ['m0', 1], ['m2', 2]]);
-      expect((await h.call(ws.token, 'GET', `/tasks/${t1.id}`)).body.data.position).toBe(1);
+      expect((await h.call(ws.token, 'GET', `/tasks/${t1.id}?include=position`)).body.data.position).toBe(1);
       // Down its own column: the answer counts the tasks above its new place, not the task where it was.
       const down = await h.call(ws.token, 'POST', `/tasks/${t2.id}/move`, { statusId: b.statuses[0].id, position: 2 });
       expect(down.body.data.position).toBe(2);
       expect(await col(b.statuses[0].id)).toEqual([['m0', 0], ['m2', 1], ['m1', 2]]);
-      expect(down.body.data).toEqual((await h.call(ws.token, 'GET', `/tasks/${t2.id}`)).body.data);
+      expect(down.body.data).toEqual((await h.call(ws.token, 'GET', `/tasks/${t2.id}?include=position`)).body.data);
       expect((await h.call(ws.token, 'POST', `/tasks/${t1.id}/move`, { statusId: 'col_nope' })).status).toBe(404);
       expect((await h.call(ws.token, 'GET', '/tasks?orderBy=position')).status).toBe(400);
     });

@@ -1,11 +1,15 @@
 import {
-  BulkTaskItem, BulkTaskResult, BulkTasksInput, BULK_MAX_ITEMS, CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, Task, tasks, TaskSummary, UpdateTaskInput, z,
+  BulkTaskItem, BulkTaskResult, BulkTasksInput, BULK_MAX_ITEMS, CreateTaskInput, envelope, ListTasksQuery, MoveTaskInput, paged, Task, TaskAnswerQuery, tasks,
+  TaskSummary, UpdateTaskInput, z,
 } from '@tt/domain';
 import { actorOf, type Routes } from '../../http/route.js';
 import { conditionalWrite, ifMatch, tagged, taggedRead } from '../../http/etag.js';
 
 const refParam = z.strictObject({ ref: z.string().min(1).max(100).openapi({ description: 'Task id or key', example: 'WEB-12' }) });
 const TaskResponse = envelope(Task, 'TaskResponse');
+const POSITION_NOTE =
+  'The answer is the full form without `position` (the task\'s place in its column, which the spec\'s form does not have and ' +
+  'which costs a count of the tasks above it) unless asked for with `include=position`; a move\'s answer always has it.';
 const BulkResponse = envelope(z.array(BulkTaskResult), 'BulkTasksResponse');
 
 export function taskRoutes(r: Routes): void {
@@ -34,14 +38,16 @@ export function taskRoutes(r: Routes): void {
   });
   r.add({
     method: 'get', path: '/tasks/:ref', tag: 'Tasks', summary: 'A task, full form', scope: 'tasks:read', params: refParam,
-    response: TaskResponse, conditional: 'read',
-    handler: async ({ req, res, params, deps }) => taggedRead(req, res, await tasks.getTaskVersioned(actorOf(req), params.ref, deps)),
+    description: POSITION_NOTE, query: TaskAnswerQuery, response: TaskResponse, conditional: 'read',
+    handler: async ({ req, res, params, query, deps }) =>
+      taggedRead(req, res, await tasks.getTaskVersioned(actorOf(req), params.ref, deps, { position: query.include === 'position' })),
   });
   r.add({
-    method: 'patch', path: '/tasks/:ref', tag: 'Tasks', summary: 'Change a task (only the fields sent)',
-    scope: 'tasks:write', params: refParam, body: UpdateTaskInput, response: TaskResponse, conditional: 'write',
-    handler: async ({ req, res, params, body, deps }) =>
-      tagged(res, await conditionalWrite(res, () => tasks.updateTaskVersioned(actorOf(req), params.ref, body, deps, ifMatch(req)))),
+    method: 'patch', path: '/tasks/:ref', tag: 'Tasks', summary: 'Change a task (only the fields sent)', description: POSITION_NOTE,
+    scope: 'tasks:write', params: refParam, query: TaskAnswerQuery, body: UpdateTaskInput, response: TaskResponse, conditional: 'write',
+    handler: async ({ req, res, params, query, body, deps }) =>
+      tagged(res, await conditionalWrite(res, () =>
+        tasks.updateTaskVersioned(actorOf(req), params.ref, body, deps, ifMatch(req), { position: query.include === 'position' }))),
   });
   r.add({
     method: 'delete', path: '/tasks/:ref', tag: 'Tasks', summary: 'Delete a task and its time logs for good',

@@ -73,7 +73,7 @@ export async function updateTaskViews(
     .join('statuses', 'statuses.id', 'tasks.status_id')
     .join('boards', 'boards.id', 'tasks.board_id')
     .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
-    .select(detailColumns(db, viewerId));
+    .select(detailColumns(db, viewerId, true));
   const { sql, bindings } = q.toSQL();
   const rows = await CHANGES(db, sql, bindings, true);
   const byId = new Map<string, Row>(rows.map((r) => [r.id as string, r]));

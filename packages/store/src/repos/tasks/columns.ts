@@ -54,9 +54,11 @@ export const ATTACHMENT = columnMap<AttachmentRecord>('attachments', {
 
 /**
  * The details of the full form as columns of the task's own row: subtasks, attachments, time logs, linked pages the
- * viewer may read (null viewer = every page), subtasks on boards the viewer may see and the position in the column, each a correlated subquery on its index.
+ * viewer may read (null viewer = every page), subtasks on boards the viewer may see and, with `position`, the position
+ * in the column (a count of the tasks above it, the costliest of them: about 1 ms at 9 000 tasks a column), each a
+ * correlated subquery on its index. Without `position` the column is null.
  */
-export function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
+export function detailColumns(db: Knex, viewerId: string | null, position: boolean): Knex.Raw[] {
   return [
     // Subtasks share the project but may lie on a board closed to the viewer: those are left out.
     db.raw(
@@ -78,12 +80,14 @@ export function detailColumns(db: Knex, viewerId: string | null): Knex.Raw[] {
                  where dt.task_id = tasks.id and (?::text is null or sp.member_ids is null or ?::text = any(sp.member_ids))), '{}') as doc_ids`,
       [viewerId, viewerId],
     ),
-    db.raw(
-      // The task itself is left out by id: in the statement that changes it (updateView) this subquery sees the row as
-      // it was before the change, which may lie above its new place.
-      `case when tasks.archived_at is null then (select count(*) from tasks p where p.status_id = tasks.status_id and p.archived_at is null
-         and (p.rank, p.id) < (tasks.rank, tasks.id) and p.id <> tasks.id) end as column_position`,
-    ),
+    position
+      ? db.raw(
+        // The task itself is left out by id: in the statement that changes it (updateView) this subquery sees the row as
+        // it was before the change, which may lie above its new place.
+        `case when tasks.archived_at is null then (select count(*) from tasks p where p.status_id = tasks.status_id and p.archived_at is null
+           and (p.rank, p.id) < (tasks.rank, tasks.id) and p.id <> tasks.id) end as column_position`,
+      )
+      : db.raw('null::bigint as column_position'),
   ];
 }
 
@@ -106,13 +110,14 @@ export interface TaskRef {
 
 /**
  * One query for a task by id or key: its row, its column's name and category, its board's members (for
- * visibility) and, when `viewerId` is given (null = the operator), its details. workspaceId null = any workspace.
+ * visibility) and, when `viewerId` is given (null = the operator), its details (the column position only with
+ * `position`). workspaceId null = any workspace.
  */
 export async function viewTask(
   db: Knex,
   workspaceId: string | null,
   ref: TaskRef,
-  withDetails: { viewerId: string | null } | null,
+  withDetails: { viewerId: string | null; position: boolean } | null,
 ): Promise<{ task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails | null } | undefined> {
   const byId = ref.id !== undefined;
   if (!byId && workspaceId === null) return undefined;
@@ -120,16 +125,17 @@ export async function viewTask(
   if (workspaceId !== null) params.push(workspaceId);
   params.push(byId ? ref.id : (ref.key ?? ''));
   if (withDetails) params.push(withDetails.viewerId);
-  const [row] = await viewStatement(workspaceId !== null, byId, withDetails !== null)(db, ...params);
+  const [row] = await viewStatement(workspaceId !== null, byId, withDetails === null ? null : withDetails.position)(db, ...params);
   if (!row) return undefined;
   const task = TASK.read(row);
   return { task, boardMemberIds: row.board_member_ids ?? null, details: withDetails ? details(row, task) : null };
 }
 
-// One compiled statement per shape (in a workspace or not, by id or key, with details or not).
+// One compiled statement per shape (in a workspace or not, by id or key, without details (null) or with them, with the
+// column position or not).
 const VIEWS = new Map<string, ReturnType<typeof compiled<unknown[]>>>();
 
-function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean): ReturnType<typeof compiled<unknown[]>> {
+function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean | null): ReturnType<typeof compiled<unknown[]>> {
   const shape = `${inWorkspace}:${byId}:${withDetails}`;
   let statement = VIEWS.get(shape);
   if (!statement) {
@@ -141,7 +147,7 @@ function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean
         .select([...TASK_SELECT, 'boards.member_ids as board_member_ids']);
       if (inWorkspace) q.where('tasks.workspace_id', next());
       q.where(byId ? 'tasks.id' : 'tasks.key', next());
-      if (withDetails) q.select(detailColumns(db, next() as string | null));
+      if (withDetails !== null) q.select(detailColumns(db, next() as string | null, withDetails));
       return q.first();
     });
     VIEWS.set(shape, statement);
@@ -173,6 +179,8 @@ export interface TaskChangeAlso {
   jobs?: OutboxJob[] | undefined;
   /** Activity entries, in order (a change's task.updated, then its task.moved). */
   activity?: ActivityRecord[] | undefined;
+  /** Read the task's position in its column too (default true; false: `details.position` is null). */
+  position?: boolean | undefined;
 }
 
 /**
@@ -204,7 +212,8 @@ export async function updateTaskView(
   if (jobs) values.push(...outboxValues(also.jobs!));
   entries.forEach((e, i) => values.push(...entryColumns[i]!.map((c) => e[c])));
   const current = also.current !== undefined;
-  const shapeKey = `${columns.join(',')}|${guarded}|${members}|${stamped}|${toTop}|${current}|${labels}|${jobs}|${entryColumns.map((c) => c.join(',')).join('|')}`;
+  const position = also.position !== false;
+  const shapeKey = `${columns.join(',')}|${guarded}|${members}|${stamped}|${toTop}|${current}|${position}|${labels}|${jobs}|${entryColumns.map((c) => c.join(',')).join('|')}`;
   let shape = UPDATE_SHAPES.get(shapeKey);
   if (!shape) {
     let next = 0;
@@ -251,7 +260,7 @@ export async function updateTaskView(
       .join('statuses', 'statuses.id', 'tasks.status_id')
       .join('boards', 'boards.id', 'tasks.board_id')
       .select([...TASK_SELECT, 'boards.member_ids as board_member_ids'])
-      .select(detailColumns(db, viewer));
+      .select(detailColumns(db, viewer, position));
     if (current) {
       // Nothing changed: the task as it is now instead, its details left out (one more primary-key probe, only then).
       q.select(db.raw('true as applied')).unionAll((now) => {

@@ -109,8 +109,8 @@ export function taskRepo(db: Knex): Repos['tasks'] {
         .where((q) => q.whereIn('tasks.id', ids).orWhereIn('tasks.key', keys));
       return rows.map((r) => ({ task: TASK.read(r), boardMemberIds: r.board_member_ids ?? null }));
     },
-    async fullView(workspaceId, ref, viewerId) {
-      const v = await viewTask(db, workspaceId, ref, { viewerId });
+    async fullView(workspaceId, ref, viewerId, o) {
+      const v = await viewTask(db, workspaceId, ref, { viewerId, position: o?.position !== false });
       keepTask(db, v);
       return v && { task: v.task, boardMemberIds: v.boardMemberIds, details: v.details! };
     },
@@ -118,8 +118,8 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       if (!ids.length) return [];
       return (await selectTasks(db).where('tasks.workspace_id', workspaceId).whereIn('tasks.id', ids).orderBy('tasks.id')).map((r: Record<string, unknown>) => TASK.read(r));
     },
-    async details(t, viewerId) {
-      const v = await viewTask(db, t.workspaceId, { id: t.id }, { viewerId });
+    async details(t, viewerId, o) {
+      const v = await viewTask(db, t.workspaceId, { id: t.id }, { viewerId, position: o?.position !== false });
       return v?.details ?? { subtaskIds: [], timeLogs: [], attachments: [], docIds: [], position: null };
     },
     async update(id, p) {
