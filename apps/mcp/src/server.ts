@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, McpServer } from '@modelcontextprotocol/server';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources.js';
 import { registerViews } from './views/index.js';
@@ -179,8 +179,42 @@ function fault(e: unknown, method: string, extra: unknown): string {
 /** A new McpServer with the answer gate under every request handler it will have (answer/gate.ts). */
 export function gatedServer(...args: ConstructorParameters<typeof McpServer>): McpServer {
   const server = new McpServer(...args);
+  trustToolResults(server.server);
   installGate(server.server, fault);
   return server;
+}
+
+/** What `trustToolResults` uses of the SDK's server: the protected hook every registered request handler passes. */
+type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
+interface ToolCallHook {
+  _wrapHandler(method: string, handler: Handler): Handler;
+  _invokeInputRequiredCapableHandler(method: string, handler: Handler, request: unknown, ctx: unknown): Promise<unknown>;
+}
+
+/** Keys of a tool result that is not a plain CallToolResult (the SDK leaves such a result without `content`). */
+const NOT_PLAIN = ['task', 'inputRequests', 'requestState'];
+
+/**
+ * tools/call as the SDK serves it, less two checks of our own work: the SDK's wrapper parses the request against the
+ * wire schema a second time (the handler it wraps, McpServer's, was registered with the same check), and parses the
+ * tool's whole result against CallToolResult before it is encoded. Our tools build their results with tool.ts's
+ * renderers and the answer gate then rewrites every string of them, so a result is well-formed by construction, and
+ * that parse cost as much as the rest of the dispatch for a list (it copies every content block and string). The
+ * rest is kept as the SDK does it: the input-required seam (`_invokeInputRequiredCapableHandler`) and a result without
+ * `content` answered with an empty one. A request the SDK's first check refuses is still refused, -32602 (gate.ts).
+ */
+function trustToolResults(server: object): void {
+  const s = server as ToolCallHook;
+  const inner = s._wrapHandler.bind(s);
+  s._wrapHandler = (method, handler) => {
+    if (method !== 'tools/call') return inner(method, handler);
+    return async (request, ctx) => {
+      const result = await s._invokeInputRequiredCapableHandler(method, handler, request, ctx);
+      if (isInputRequiredResult(result) || result === null || typeof result !== 'object' || Array.isArray(result)) return result;
+      const r = result as Record<string, unknown>;
+      return r.content !== undefined || NOT_PLAIN.some((key) => key in r) ? result : { ...r, content: [] };
+    };
+  };
 }
 
 /**
