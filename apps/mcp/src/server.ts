@@ -180,8 +180,38 @@ function fault(e: unknown, method: string, extra: unknown): string {
 export function gatedServer(...args: ConstructorParameters<typeof McpServer>): McpServer {
   const server = new McpServer(...args);
   trustToolResults(server.server);
+  closeQuietly(server.server);
   installGate(server.server, fault);
   return server;
+}
+
+/** What `closeQuietly` uses of the SDK's protocol layer: its close hook and the requests of ours that wait on the client. */
+interface CloseHook {
+  _onclose(): void;
+  _responseHandlers: Map<unknown, unknown>;
+}
+
+/**
+ * The SDK's close builds a "Connection closed" SdkError, with its stack, on every close, to reject the requests the
+ * server still waits on (sampling, elicitation) and to abort the signals of the handlers it ran. A 2026-07-28 exchange
+ * closes its server after every answer, with no request of ours waiting and only the answered handler's signal left
+ * to abort, which nothing reads any more: capturing that error's stack (the async frames included) was about 2% of a
+ * whoami's CPU. Such a close builds it without a stack (the message and code stay); a close while a request of ours
+ * waits on the client keeps the SDK's error as it is, since that error reaches the code that sent the request.
+ */
+function closeQuietly(server: object): void {
+  const s = server as CloseHook;
+  const close = s._onclose.bind(s);
+  s._onclose = () => {
+    if (s._responseHandlers.size > 0) return close();
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      close();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  };
 }
 
 /** What `trustToolResults` uses of the SDK's server: the protected hook every registered request handler passes. */
