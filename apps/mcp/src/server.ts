@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, McpServer } from '@modelcontextprotocol/server';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources.js';
 import { registerViews } from './views/index.js';
@@ -179,8 +179,72 @@ function fault(e: unknown, method: string, extra: unknown): string {
 /** A new McpServer with the answer gate under every request handler it will have (answer/gate.ts). */
 export function gatedServer(...args: ConstructorParameters<typeof McpServer>): McpServer {
   const server = new McpServer(...args);
+  trustToolResults(server.server);
+  closeQuietly(server.server);
   installGate(server.server, fault);
   return server;
+}
+
+/** What `closeQuietly` uses of the SDK's protocol layer: its close hook and the requests of ours that wait on the client. */
+interface CloseHook {
+  _onclose(): void;
+  _responseHandlers: Map<unknown, unknown>;
+}
+
+/**
+ * The SDK's close builds a "Connection closed" SdkError, with its stack, on every close, to reject the requests the
+ * server still waits on (sampling, elicitation) and to abort the signals of the handlers it ran. A 2026-07-28 exchange
+ * closes its server after every answer, with no request of ours waiting and only the answered handler's signal left
+ * to abort, which nothing reads any more: capturing that error's stack (the async frames included) was about 2% of a
+ * whoami's CPU. Such a close builds it without a stack (the message and code stay); a close while a request of ours
+ * waits on the client keeps the SDK's error as it is, since that error reaches the code that sent the request.
+ */
+function closeQuietly(server: object): void {
+  const s = server as CloseHook;
+  const close = s._onclose.bind(s);
+  s._onclose = () => {
+    if (s._responseHandlers.size > 0) return close();
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      close();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  };
+}
+
+/** What `trustToolResults` uses of the SDK's server: the protected hook every registered request handler passes. */
+type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
+interface ToolCallHook {
+  _wrapHandler(method: string, handler: Handler): Handler;
+  _invokeInputRequiredCapableHandler(method: string, handler: Handler, request: unknown, ctx: unknown): Promise<unknown>;
+}
+
+/** Keys of a tool result that is not a plain CallToolResult (the SDK leaves such a result without `content`). */
+const NOT_PLAIN = ['task', 'inputRequests', 'requestState'];
+
+/**
+ * tools/call as the SDK serves it, less two checks of our own work: the SDK's wrapper parses the request against the
+ * wire schema a second time (the handler it wraps, McpServer's, was registered with the same check), and parses the
+ * tool's whole result against CallToolResult before it is encoded. Our tools build their results with tool.ts's
+ * renderers and the answer gate then rewrites every string of them, so a result is well-formed by construction, and
+ * that parse cost as much as the rest of the dispatch for a list (it copies every content block and string). The
+ * rest is kept as the SDK does it: the input-required seam (`_invokeInputRequiredCapableHandler`) and a result without
+ * `content` answered with an empty one. A request the SDK's first check refuses is still refused, -32602 (gate.ts).
+ */
+function trustToolResults(server: object): void {
+  const s = server as ToolCallHook;
+  const inner = s._wrapHandler.bind(s);
+  s._wrapHandler = (method, handler) => {
+    if (method !== 'tools/call') return inner(method, handler);
+    return async (request, ctx) => {
+      const result = await s._invokeInputRequiredCapableHandler(method, handler, request, ctx);
+      if (isInputRequiredResult(result) || result === null || typeof result !== 'object' || Array.isArray(result)) return result;
+      const r = result as Record<string, unknown>;
+      return r.content !== undefined || NOT_PLAIN.some((key) => key in r) ? result : { ...r, content: [] };
+    };
+  };
 }
 
 /**

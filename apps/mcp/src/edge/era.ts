@@ -3,7 +3,10 @@ import {
   type AuthInfo,
   classifyInboundRequest,
   createMcpHandler,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
   type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
   type ServerEventBus,
   SUPPORTED_PROTOCOL_VERSIONS,
   UnsupportedProtocolVersionError,
@@ -27,6 +30,29 @@ const methodOf = (body: unknown): string | undefined => {
   const m = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
   return typeof m === 'string' ? m : undefined;
 };
+
+const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The era of an ordinary request decided from its shape, as the SDK's classifyInboundRequest would decide it, or
+ * undefined when only that function can tell (it then decides). `requested` is the MCP-Protocol-Version header, trimmed.
+ *
+ * classifyInboundRequest first tries the body against both response schemas, and a request fails both with the full
+ * cost of a failed zod parse (its issues built), on every call. A single message naming a method and holding neither
+ * `result` nor `error` is no response; then the envelope claim (the protocol-version key of `params._meta`) decides: a
+ * claim is never the 2025 side unless the method is `initialize` (left to the SDK), and without a claim a valid request
+ * or notification is the 2025 side unless the header names a revision that is not a 2025-era one (left to the SDK).
+ * A test holds this to classifyInboundRequest's answers (era.test.ts).
+ */
+export function quickRoute(body: unknown, requested: string | undefined): 'legacy' | 'modern' | undefined {
+  if (!isPlain(body) || typeof body.method !== 'string' || 'result' in body || 'error' in body) return undefined;
+  const meta = isPlain(body.params) ? body.params._meta : undefined;
+  if (isPlain(meta) && PROTOCOL_VERSION_META_KEY in meta) return body.method === 'initialize' ? undefined : 'modern';
+  if (requested !== undefined && !LEGACY_VERSIONS.includes(requested)) return undefined;
+  return isJSONRPCRequest(body) || isJSONRPCNotification(body) ? 'legacy' : undefined;
+}
+
+const LEGACY_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => !(MODERN_VERSIONS as readonly string[]).includes(v));
 
 /** The messages of a body that holds only answers to routed server-to-client requests, or undefined. */
 function answersIn(body: unknown): JSONRPCMessage[] | undefined {
@@ -81,20 +107,21 @@ export function eraEndpoint(o: EraOptions): EraEndpoint {
     async serve(req, res, ctx) {
       const body: unknown = req.body;
       const requested = req.get('mcp-protocol-version')?.trim();
-      const route = classifyInboundRequest({
+      const quick = quickRoute(body, requested);
+      const kind = quick ?? classifyInboundRequest({
         httpMethod: 'POST', body,
         protocolVersionHeader: requested, mcpMethodHeader: req.get('mcp-method'), mcpNameHeader: req.get('mcp-name'),
-      });
+      }).kind;
       // A 2025-shaped request naming a revision nobody speaks: the spec's error, naming every revision we speak
       // (the SDK's transport would answer a bare -32000 with no id). A 2026-07-28 request naming an unknown revision
       // gets the SDK's answer, which lists what server/discover lists.
-      if (route.kind === 'legacy' && requested !== undefined && !PROTOCOL_VERSIONS.includes(requested)) {
+      if (kind === 'legacy' && requested !== undefined && !PROTOCOL_VERSIONS.includes(requested)) {
         const err = new UnsupportedProtocolVersionError({ supported: [...PROTOCOL_VERSIONS], requested });
         return sendRpcError(res, 400, err.message, err.code, rpcIdOf(body), err.data);
       }
       const method = methodOf(body);
       const auth = carrier(ctx, method);
-      if (route.kind !== 'legacy') {
+      if (kind !== 'legacy') {
         if (method !== 'subscriptions/listen') return serveWebExchange(modern, req, res, body, auth, o.onerror);
         (req as Request & { auth?: AuthInfo }).auth = auth;
         return node(req, res, body);

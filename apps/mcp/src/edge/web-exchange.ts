@@ -8,17 +8,17 @@ export interface WebHandler {
 }
 
 /**
- * One 2026-07-28 request that is not a listen stream, on the Express request and response: the parsed body becomes a
- * fetch Request for the SDK's handler, and its answer is written back.
+ * One 2026-07-28 request that is not a listen stream, on the Express request and response: the SDK's handler gets the
+ * parsed body and a view of the request (NodeRequestView, below), and its answer is written back.
  *
- * It does what the SDK's `toNodeHandler` does, less one thing: the fetch Request carries no abort signal. A Request
+ * It does what the SDK's `toNodeHandler` does, less one thing: the request carries no abort signal. A Request
  * made with a signal is registered (on Node.js 20) in a finalization registry whose held value keeps the signal and
  * its listeners until the Request is collected by a full collection, so every call's controller, listeners and the
  * async context they hold outlived the call and were promoted to the old generation. A call answered in JSON does not
  * need the signal: it ends when its handler answers, and a client gone mid-call only loses the answer (as on the
  * 2025 side). A listen stream, which lives until the client goes, keeps the SDK's adapter and its signal.
  *
- * Nor does the Request carry the body: the handler classifies and serves the parsed body it is given
+ * Nor does the request carry the body: the handler classifies and serves the parsed body it is given
  * (`parsedBody`) and reads the Request only for its method and headers (its body is read on the 2025 side alone,
  * which this handler rejects). Writing the body out again as JSON, counting its bytes and wrapping it in a stream
  * was work for nothing on every call.
@@ -50,15 +50,34 @@ export async function serveWebExchange(
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
-/** The request's method, URL and headers as a fetch Request, without its body (see serveWebExchange). */
-function webRequest(req: Request): globalThis.Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else headers.set(name, value);
+/**
+ * What the SDK's handler reads of a Request on the 2026-07-28 side once the body is given parsed: the method, the
+ * URL and a few headers by name (Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-* of a tool
+ * that declares them), and the signal (none here, see serveWebExchange). A fetch Request made for that cost more than
+ * the rest of the exchange's protocol work: undici validates every header, builds its header list, and makes an
+ * AbortController for every Request, whose signal (on Node.js 20 a transferable object with a weak native handle)
+ * outlives the call and is promoted with what it holds. This view reads the Node request's headers in place.
+ */
+class NodeRequestView {
+  readonly signal = undefined;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean };
+  constructor(private readonly req: Request) {
+    const raw = req.headers;
+    const get = (name: string): string | null => {
+      const value = raw[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    };
+    this.headers = { get, has: (name) => get(name) !== null };
   }
-  // The body is not sent on: its length and encoding no longer describe the Request.
-  for (const name of ['content-length', 'content-encoding', 'transfer-encoding']) headers.delete(name);
-  return new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method: req.method, headers });
+
+  get method(): string {
+    return this.req.method;
+  }
+
+  get url(): string {
+    return `http://${this.req.headers.host ?? 'localhost'}${this.req.url}`;
+  }
 }
+
+/** The request as the SDK's handler sees it (see NodeRequestView): typed as a Request, holding what it reads. */
+const webRequest = (req: Request): globalThis.Request => new NodeRequestView(req) as unknown as globalThis.Request;
