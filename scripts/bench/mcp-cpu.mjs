@@ -11,7 +11,8 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { benchWorkspace, call, freshDatabase, startBuiltApi } from './lib.mjs';
 import { progressTasks, startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
-const NAME = 'tt_bench_mcp_cpu';
+// Its own database per run (freshDatabase drops one of the same name WITH (FORCE), under any other run using it).
+const NAME = `tt_bench_mcp_cpu_${process.pid}`;
 const drop = await freshDatabase(NAME);
 const api = await startBuiltApi(NAME);
 const { token, userIds } = await benchWorkspace(api.base, 5);

@@ -14,7 +14,8 @@ import { benchWorkspace, call, freshDatabase, measure, openDatabase, databaseUrl
 import { progressTasks, startBuiltMcp, toolCallRequest } from './mcp-process.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const NAME = 'tt_bench_mcp_rest';
+// Its own database per run (freshDatabase drops one of the same name WITH (FORCE), under any other run using it).
+const NAME = `tt_bench_mcp_rest_${process.pid}`;
 const drop = await freshDatabase(NAME);
 const db = openDatabase({ databaseUrl: databaseUrl(NAME), poolMax: 1 });
 const api = await startBuiltApi(NAME);

@@ -178,7 +178,9 @@ function operations(fx) {
 
 // ---------------------------------------------------------------- run
 
-const NAME = 'tt_bench_mcp_memory';
+// Its own database per run: freshDatabase drops a database of the same name WITH (FORCE), so two runs on one server
+// (another checkout's, CI's report) would otherwise pull the database from under each other.
+const NAME = `tt_bench_mcp_memory_${process.pid}`;
 const drop = await freshDatabase(NAME);
 const api = await startBuiltApi(NAME);
 let mcp;
