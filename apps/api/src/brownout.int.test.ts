@@ -159,7 +159,7 @@ describe.skipIf(!PG)('brownout: a write answered 503 is never stored', () => {
     expect(attempts.filter(ok).length).toBeGreaterThan(0);
     // Every answer is 2xx or 503 service_unavailable: never a 500. (Status 0: no answer, the connection closed.)
     for (const a of attempts) {
-      if (!ok(a) && a.status !== 0) expect({ status: a.status, code: a.code }).toEqual({ status: 503, code: 'service_unavailable' });
+      if (!ok(a) && a.status !== 0) expect({ status: a.status, code: a.code }, `${a.kind} ${a.label}: ${JSON.stringify(a.body)}`).toEqual({ status: 503, code: 'service_unavailable' });
     }
 
     const titles = new Set((await direct('tasks').where({ project_id: projectId }).select('title')).map((r: { title: string }) => r.title));

@@ -30,6 +30,12 @@ async function serve(db: Knex | undefined, ms: number) {
     }
   });
   app.get('/stuck', () => undefined);
+  // An answer built and then held back, as the Idempotency-Key layer holds one while its record commits: res.json has
+  // set its Content-Length, ETag and content type when the deadline comes.
+  app.get('/held', (_req, res) => {
+    res.end = (() => res) as never;
+    res.status(201).json({ data: { title: 'a body much longer than the answer the deadline gives in its place, '.repeat(8) } });
+  });
   app.use(errorHandler);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -98,6 +104,12 @@ describe('requestDeadline', () => {
     const stuck = await get('/stuck');
     expect(stuck).toMatchObject({ status: 503, body: { error: { code: 'service_unavailable' } } });
     expect(Number(stuck.retryAfter)).toBeGreaterThan(0);
+  });
+
+  it('answers 503 whole when the request had built an answer it held back: none of that answer\'s headers go with it', async () => {
+    const held = await serve(undefined, 100);
+    const r = await held('/held');
+    expect(r).toMatchObject({ status: 503, body: { error: { code: 'service_unavailable' } } });
   });
 
   it('leaves a request that finishes in time alone (embedded PGlite)', async () => {

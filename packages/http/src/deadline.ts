@@ -28,6 +28,9 @@ export interface RequestDeadlineOptions {
   skip?: (req: Parameters<RequestHandler>[0]) => boolean;
 }
 
+/** Headers of a request's own answer that must not go out with the deadline's answer in its place. */
+const HELD_ANSWER_HEADERS = ['content-length', 'etag', 'location', 'last-modified'] as const;
+
 /**
  * A deadline per request. Every statement the request runs (its transaction included) is bounded by it on the client
  * side (the store's `withDeadline`): one that cannot finish in time is abandoned with its connection, no statement
@@ -60,6 +63,9 @@ export function requestDeadline(o: RequestDeadlineOptions = {}): RequestHandler 
           return;
         }
         timedOut = true;
+        // An answer the request built and holds back (the Idempotency-Key layer holds one while its record commits)
+        // has set headers of its own: its length would cut or stall this one, and its ETag or Location would lie.
+        for (const name of HELD_ANSWER_HEADERS) res.removeHeader(name);
         res.setHeader('content-type', 'application/json; charset=utf-8');
         if (waits) {
           res.statusCode = 504;
