@@ -142,8 +142,7 @@ describe('prepared', () => {
   });
 });
 
-// A by-key read's calls to Redis: the rate limit's (the shared budget), nothing else, and under a key's steady traffic
-// rarely even that (its points are leased ahead, see packages/http/src/rate-limit.ts).
+// A by-key read's calls to Redis: the rate limit's one (the shared budget), nothing else.
 describe.runIf(process.env.TEST_REDIS_URL)('Redis calls per request', () => {
   let h: Harness;
   let ws: TestWorkspace;
@@ -154,7 +153,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis calls per request', () => {
   });
   afterAll(() => h.close());
 
-  it('GET /tasks/{key} sends at most one command to Redis, the rate limit\'s, and 64 in a row send 10 at most', async () => {
+  it('GET /tasks/{key} sends one command to Redis: the rate limit\'s', async () => {
     const project = (await h.call(ws.token, 'POST', '/projects', { name: 'Redis trips', key: 'RDT', template: 'scrum' })).body.data;
     const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'counted', projectId: project.id })).body.data;
     const redis = h.runtime.redis!;
@@ -166,25 +165,13 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis calls per request', () => {
       return send(command as never);
     }) as typeof redis.sendCommand;
     try {
-      // The first request of a key may load the limiter's script: count later ones.
+      // The first request of a key may load the limiter's script: count a later one.
       await h.call(ws.token, 'GET', `/tasks/${t.key}`);
       commands.length = 0;
       const res = await h.call(ws.token, 'GET', `/tasks/${t.key}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
-      expect(commands, commands.join(', ')).toEqual(['evalsha']);
-      // The key's next requests spend points leased ahead (1, 2, 4, ... 64 a call).
-      commands.length = 0;
-      const remaining: number[] = [];
-      for (let i = 0; i < 64; i++) {
-        const r = await h.call(ws.token, 'GET', `/tasks/${t.key}`);
-        expect(r.status).toBe(200);
-        remaining.push(Number(r.headers.get('x-ratelimit-remaining')));
-      }
-      expect(commands.length, commands.join(', ')).toBeLessThanOrEqual(10);
-      expect(new Set(commands), commands.join(', ')).toEqual(new Set(['evalsha']));
-      // Each request its own count.
-      expect(remaining).toEqual(remaining.map((_, i) => remaining[0]! - i));
+      expect(commands, commands.join(', ')).toHaveLength(1);
     } finally {
       redis.sendCommand = send;
     }
