@@ -31,6 +31,27 @@ function adminUrl(): string | undefined {
   return process.env.TEST_DATABASE_ADMIN_URL || testUrl();
 }
 
+/** Runs one statement (CREATE or DROP DATABASE) on a connection of its own to `url`, closed after it. */
+async function onAdmin(url: string, sql: string): Promise<void> {
+  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(sql);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** What globalSetup provided under `key` (vitest's inject), or undefined when empty or not under vitest's runner. */
+async function provided(key: 'pgliteSnapshot' | 'pgTemplate'): Promise<string | undefined> {
+  try {
+    // Imported here, not at the top: globalSetup imports this module outside vitest's runner.
+    const { inject } = await import('vitest');
+    return inject(key) || undefined;
+  } catch {
+    return undefined; // not under vitest's runner
+  }
+}
+
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
@@ -65,40 +86,19 @@ export async function prepareTemplate(): Promise<{ name: string; remove(): Promi
   const url = adminUrl();
   if (!url) return undefined;
   const name = `tt_test_template_${randomBytes(6).toString('hex')}`;
-  const admin = () => knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-  const created = admin();
-  try {
-    await created.raw(`CREATE DATABASE ${name}`);
-  } finally {
-    await created.destroy();
-  }
+  await onAdmin(url, `CREATE DATABASE ${name}`);
   const db = openDatabase({ databaseUrl: withDatabase(url, name) });
   try {
     await migrate(db);
   } finally {
     await db.destroy();
   }
-  const remove = async () => {
-    const dropper = admin();
-    try {
-      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } finally {
-      await dropper.destroy();
-    }
-  };
-  return { name, remove };
+  return { name, remove: () => onAdmin(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** The run's template database (globalSetup's prepareTemplate, through vitest's provide). */
 async function templateName(): Promise<string> {
-  let name: string | undefined;
-  try {
-    // Imported here, not at the top: globalSetup imports this module outside vitest's runner.
-    const { inject } = await import('vitest');
-    name = inject('pgTemplate') || undefined;
-  } catch {
-    name = undefined; // not under vitest's runner
-  }
+  const name = await provided('pgTemplate');
   if (!name) throw new Error('no template database: run the tests with vitest, whose globalSetup (scripts/test-global-setup.ts) makes it');
   return name;
 }
@@ -113,12 +113,7 @@ export async function createTestDatabaseUrl(): Promise<string | undefined> {
   if (!url || !base) return undefined;
   const name = `tt_test_${randomBytes(6).toString('hex')}`;
   if (!/test/.test(name)) throw new Error('refusing to use a database whose name does not say test');
-  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-  try {
-    await admin.raw(`CREATE DATABASE ${name} TEMPLATE ${await templateName()}`);
-  } finally {
-    await admin.destroy();
-  }
+  await onAdmin(url, `CREATE DATABASE ${name} TEMPLATE ${await templateName()}`);
   return withDatabase(base, name);
 }
 
@@ -128,14 +123,7 @@ export async function createTestDatabaseUrl(): Promise<string | undefined> {
  */
 export async function openTestPglite(): Promise<PGlite | undefined> {
   if (testUrl()) return undefined;
-  let file: string | undefined;
-  try {
-    // Imported here, not at the top: globalSetup imports this module outside vitest's runner.
-    const { inject } = await import('vitest');
-    file = inject('pgliteSnapshot') || undefined;
-  } catch {
-    file = undefined; // not under vitest's runner
-  }
+  const file = await provided('pgliteSnapshot');
   if (!file) return undefined;
   const pglite = new PGlite({ loadDataDir: new Blob([readFileSync(file)]) });
   await pglite.waitReady;
@@ -158,12 +146,7 @@ export async function dropTestDatabase(url: string | undefined): Promise<void> {
   if (!url || !base) return;
   const name = new URL(url).pathname.slice(1);
   if (!name.startsWith('tt_test_')) return;
-  const admin = knexFactory({ client: 'pg', connection: base, pool: { min: 0, max: 1 } });
-  try {
-    await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await admin.destroy();
-  }
+  await onAdmin(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
 /** A migrated database for one test file (a clone of the template, or a new in-memory PGlite) and its removal. */
