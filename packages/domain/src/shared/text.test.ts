@@ -139,6 +139,17 @@ describe('markdownToHtml', () => {
 });
 
 describe('htmlToMarkdown', () => {
+  it('gives the same Markdown for the same HTML, kept or not, however many conversions came between', () => {
+    const html = '<p>Kept <strong>once</strong></p><ul><li>a</li></ul>';
+    const first = htmlToMarkdown(html);
+    expect(first).toBe('Kept **once**\n\n-   a');
+    for (let i = 0; i < 600; i++) htmlToMarkdown(`<p>other ${i}</p>`);
+    expect(htmlToMarkdown(html)).toBe(first);
+    const long = `<p>${'x'.repeat(20_000)}</p>`;
+    expect(htmlToMarkdown(long)).toBe('x'.repeat(20_000));
+    expect(htmlToMarkdown(long)).toBe('x'.repeat(20_000));
+  });
+
   it('converts headings, emphasis, lists, code and links', () => {
     const md = htmlToMarkdown(
       '<h1>T</h1><p>Hello <strong>b</strong> <em>i</em></p><ul><li>one</li><li>two</li></ul><pre><code class="language-js">let x = 1;</code></pre><p><a href="https://x.test">l</a></p>',

@@ -132,10 +132,26 @@ function makeTurndown(): TurndownService {
 
 const turndown = makeTurndown();
 
+/**
+ * Conversions made lately, by their HTML: agents read the same tasks and pages again and again, and a conversion
+ * parses the HTML into a whole DOM (about 0.2 ms and a few hundred objects for a short description). Bounded in count
+ * and in the size of what it keeps; the oldest conversion goes first.
+ */
+const converted = new Map<string, string>();
+const CONVERTED_MAX = 500;
+const CONVERTED_HTML_MAX = 16_000;
+
 /** Stored HTML to Markdown for agents and exports. */
 export function htmlToMarkdown(html: string): string {
   if (!html.trim()) return '';
-  return turndown.turndown(html).trim();
+  const kept = converted.get(html);
+  if (kept !== undefined) return kept;
+  const markdown = turndown.turndown(html).trim();
+  if (html.length <= CONVERTED_HTML_MAX) {
+    if (converted.size >= CONVERTED_MAX) converted.delete(converted.keys().next().value!);
+    converted.set(html, markdown);
+  }
+  return markdown;
 }
 
 /** Resolves the stored pair (html, text) from a write that sends HTML or plain text. */
