@@ -30,11 +30,12 @@ const { values } = parseArgs({
     'rise-mb': { type: 'string', default: '15' },
     calibrate: { type: 'string', default: '3000' },
     only: { type: 'string' },
+    era: { type: 'string', default: 'both' },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
-  console.log('node scripts/soak/mcp-memory.mjs [--minutes 10] [--rate 120] [--settle-minutes 2] [--limit-mb 200] [--rise-mb 15] [--calibrate 3000]');
+  console.log('node scripts/soak/mcp-memory.mjs [--minutes 10] [--rate 120] [--settle-minutes 2] [--limit-mb 200] [--rise-mb 15] [--calibrate 3000] [--only op,op] [--era 2025|2026|both]');
   process.exit(0);
 }
 const minutes = Number(values.minutes);
@@ -211,7 +212,8 @@ try {
     return { bytes: gc.promoted - p0, ms: Date.now() - t0, n };
   };
   const perEra = {};
-  for (const modern of [false, true]) {
+  const eras = values.era === '2025' ? [false] : values.era === '2026' ? [true] : [false, true];
+  for (const modern of eras) {
     const run = await promotedOver(async () => {
       let i = 0;
       const worker = async () => { while (i < calibrate) { const [, op] = ops[i++ % ops.length]; await op(mcp.base, token, modern); } };

@@ -200,6 +200,29 @@ describe('2026-07-28 on the wire', () => {
     expect(res.body.id).toBe(41);
     expect(res.body.error.code).toBe(-32601);
   });
+
+  // A result is settled as a JsonAnswer (edge/dispatch.ts) and written once: the same answer the SDK's Response.json made.
+  it('a result is one JSON object with its length, as the SDK answers it; a refused request keeps its HTTP status', async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`,
+        'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'whoami',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'w-1', method: 'tools/call', params: { name: 'whoami', arguments: {}, _meta: META } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const text = await res.text();
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    const body = JSON.parse(text);
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 'w-1', result: { content: [{ type: 'text' }] } });
+    expect(Object.keys(body).sort()).toEqual(['id', 'jsonrpc', 'result']);
+    // An error the SDK answers before the handler (its ladder) keeps the status the SDK gives it.
+    const refused = await modern('tools/call', { name: 'whoami', arguments: {} }, { headers: { 'mcp-name': 'search_tasks' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe(-32020);
+  });
 });
 
 describe('the 2025 leg on the wire (stateless JSON exchange)', () => {

@@ -18,6 +18,7 @@ import { type Profile, registerTools, scopesOf, type ToolDef } from './tool.js';
 import { CONVENTION } from './answer/untrusted.js';
 import { installGate } from './answer/gate.js';
 import { carried, type HandlerExtra } from './edge/context.js';
+import { dispatchDirectly } from './edge/dispatch.js';
 import { FIXTURE_PROMPTS, fixtureTools, registerFixtures } from './conformance/index.js';
 import { TASKS_EXTENSION } from './mcp-tasks/extension.js';
 import { noteTaskTools, registerTaskMethods } from './mcp-tasks/runs.js';
@@ -181,6 +182,7 @@ export function gatedServer(...args: ConstructorParameters<typeof McpServer>): M
   const server = new McpServer(...args);
   trustToolResults(server.server);
   closeQuietly(server.server);
+  dispatchDirectly(server.server);
   installGate(server.server, fault);
   return server;
 }

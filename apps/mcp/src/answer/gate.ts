@@ -225,8 +225,11 @@ const reached = new WeakSet<object>();
  */
 export function installGate(server: object, onFault: (e: unknown, method: string, ctx: unknown) => string): void {
   const s = server as Hookable;
-  const gated = (method: string, handler: Handler): Handler => (request, ctx) => COMPOSED.run(new Set(), () => answer(method, handler, request, ctx));
-  const answer = async (method: string, handler: Handler, request: unknown, ctx: unknown): Promise<unknown> => {
+  const gated = (method: string, handler: Handler): Handler => (request, ctx) => {
+    const marks = new Set<string>();
+    return COMPOSED.run(marks, () => answer(method, handler, request, ctx, marks));
+  };
+  const answer = async (method: string, handler: Handler, request: unknown, ctx: unknown, marks: Set<string>): Promise<unknown> => {
     try {
       const result = await handler(request, ctx);
       return DEFINITIONS.has(method) ? sweepDefinition(result) : gateResult(result);
@@ -237,6 +240,10 @@ export function installGate(server: object, onFault: (e: unknown, method: string
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, errorLine(`Invalid params for ${method}: ${firstIssue(e)}`));
       }
       throw gateError(e, (x) => onFault(x, method, ctx));
+    } finally {
+      // Every promise and timer made while the handler ran holds this store (a pooled connection's idle timer, a
+      // socket's): emptied, it no longer keeps the answer's texts alive until a full collection.
+      marks.clear();
     }
   };
   const inner = s._wrapHandler.bind(s);

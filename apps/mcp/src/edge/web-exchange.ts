@@ -1,5 +1,6 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
+import { JsonAnswer } from './dispatch.js';
 import { rpcIdOf, sendRpcError } from './host-guard.js';
 
 /** The SDK's web-standard handler of the 2026-07-28 side (`createMcpHandler`). */
@@ -26,13 +27,20 @@ export interface WebHandler {
 export async function serveWebExchange(
   handler: WebHandler, req: Request, res: Response, body: unknown, authInfo: AuthInfo, onerror: (err: Error) => void,
 ): Promise<void> {
-  let response: globalThis.Response;
+  let response: globalThis.Response | JsonAnswer;
   try {
     response = await handler.fetch(webRequest(req), { authInfo, parsedBody: body });
   } catch (err) {
     // The handler answers every protocol error itself; a throw is our fault, answered as the SDK's adapter does.
     onerror(err instanceof Error ? err : new Error(String(err)));
     if (!res.headersSent && !res.destroyed) sendRpcError(res, 500, 'Internal server error', -32603, rpcIdOf(body));
+    return;
+  }
+  if (response instanceof JsonAnswer) {
+    // A result settled without a fetch Response (edge/dispatch.ts): written once, as Response.json would have.
+    if (res.destroyed) return;
+    const text = JSON.stringify(response.message);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
     return;
   }
   if (res.destroyed) {
