@@ -35,16 +35,21 @@ export function bearerToken(header: string | undefined): string | undefined {
   return m ? m[1] : '';
 }
 
-/** Resolves a bearer key to the acting user, or throws the spec's auth failure. */
-export async function authenticate(req: AuthRequest, deps: Deps): Promise<Actor> {
+/** The hash of the API key a request sends as its bearer token, or the spec's auth failure when it sends none. */
+export function apiKeyHash(req: Pick<AuthRequest, 'authorization'>): string {
   const token = bearerToken(req.authorization);
   if (token === undefined) throw new DomainError('unauthorized', 'Send the API key as Authorization: Bearer <key>');
   if (!token) throw new DomainError('invalid_key', 'The Authorization header is not a Bearer key');
   if (token.startsWith(OAUTH_PREFIX.access) || token.startsWith(OAUTH_PREFIX.refresh)) {
     throw new DomainError('invalid_key', 'An OAuth token is valid only on the MCP endpoint; send an API key');
   }
+  return hashToken(token);
+}
+
+/** Resolves a bearer key to the acting user, or throws the spec's auth failure. */
+export async function authenticate(req: AuthRequest, deps: Deps): Promise<Actor> {
   // One round trip, never cached: a revoked key or a deleted user fails on the very next request in every process.
-  const found = await deps.store.keys.authenticate(hashToken(token));
+  const found = await deps.store.keys.authenticate(apiKeyHash(req));
   return checkKeyUse(found, req, deps);
 }
 

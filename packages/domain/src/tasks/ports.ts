@@ -1,4 +1,5 @@
 import type { ActivityRecord, CutPageResult, OutboxJob, PageRequest } from '../shared/index.js';
+import type { KeyLookup } from '../keys/index.js';
 import type { Category, PlacementCheck } from '../projects/index.js';
 import type { Priority, TaskType } from './schema.js';
 
@@ -181,6 +182,12 @@ export interface TaskRepos {
      * above it in its column; default true.
      */
     fullView(workspaceId: string | null, ref: { id?: string; key?: string }, viewerId: string | null, o?: PositionOption): Promise<TaskFullView | undefined>;
+    /**
+     * The key of a token hash as `keys.authenticate` finds it and, in the same query, the task `ref` of the key's
+     * workspace as `fullView` gives it to the key's user without the column position (`task` undefined when there is
+     * no such task); undefined when there is no such key. Nothing of the task may be used before the key's checks pass.
+     */
+    fullViewWithKey(tokenHash: string, ref: { id?: string; key?: string }): Promise<(KeyLookup & { task: TaskFullView | undefined }) | undefined>;
     byIds(workspaceId: string, ids: string[]): Promise<TaskRecord[]>;
     /**
      * Subtasks, time logs, attachments, linked pages (those in spaces `viewerId` may read; null = the operator, all)

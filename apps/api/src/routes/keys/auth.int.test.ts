@@ -127,6 +127,49 @@ describe('authentication', () => {
     expect((await h.call(team.token, 'GET', '/me')).status).toBe(200);
   });
 
+  it('GET /tasks/{key}, whose task is read in the key\'s own statement, refuses exactly as any request does', async () => {
+    const project = (await h.call(ws.token, 'POST', '/projects', { name: 'Read with the key', key: 'RWK', template: 'scrum' })).body.data;
+    const t = (await h.call(ws.token, 'POST', '/tasks', { title: 'read with its key', projectId: project.id })).body.data;
+    const u = await ws.user();
+    const read = (token: string, ref: string = t.key) => h.call(token, 'GET', `/tasks/${ref}`);
+    const code = async (token: string, ref?: string) => (await read(token, ref)).body.error?.code as string | undefined;
+
+    const revoked = await ws.key(u.id);
+    expect((await read(revoked.token)).body.data).toMatchObject({ id: t.id, key: t.key });
+    expect((await read(revoked.token, t.id)).body.data).toMatchObject({ id: t.id, key: t.key });
+    expect((await h.op('DELETE', `/keys/${revoked.id}`)).status).toBe(204);
+    expect(await code(revoked.token)).toBe('invalid_key');
+    expect(await code(revoked.token, t.id)).toBe('invalid_key');
+
+    const expired = await ws.key(u.id, { expiresAt: Date.now() + 40 * 86_400_000 });
+    expect((await h.op('PATCH', `/keys/${expired.id}`, { expiresAt: Date.now() - 1000 })).status).toBe(200);
+    expect(await code(expired.token)).toBe('key_expired');
+    expect(await code((await ws.key(u.id, { allowedIps: ['10.0.0.0/8'] })).token)).toBe('ip_not_allowed');
+    expect(await code((await ws.key(u.id, { scopes: [] })).token)).toBe('insufficient_scope');
+
+    // A key limited to other projects, a closed board and another workspace see no such task, by key or by id.
+    const elsewhere = (await h.call(ws.token, 'POST', '/projects', { name: 'Elsewhere', key: 'RWE', template: 'scrum' })).body.data;
+    const restricted = await ws.key(u.id, { projectIds: [elsewhere.id] });
+    expect(await code(restricted.token)).toBe('not_found');
+    expect(await code(restricted.token, t.id)).toBe('not_found');
+    const member = await ws.key(u.id);
+    expect((await h.op('PUT', `/boards/${t.boardId}/access`, { memberIds: [ws.adminUser.id] })).status).toBe(200);
+    expect(await code(member.token)).toBe('not_found');
+    expect(await code(member.token, t.id)).toBe('not_found');
+    expect((await read(ws.token)).status).toBe(200);
+    expect((await h.op('PUT', `/boards/${t.boardId}/access`, { memberIds: null })).status).toBe(200);
+    expect((await read(member.token)).status).toBe(200);
+    const stranger = await h.workspace();
+    expect(await code(stranger.token)).toBe('not_found');
+    expect(await code(stranger.token, t.id)).toBe('not_found');
+
+    const deleted = await ws.user();
+    const theirs = await ws.key(deleted.id);
+    expect((await read(theirs.token)).status).toBe(200);
+    expect((await h.op('DELETE', `/users/${deleted.id}`)).status).toBe(204);
+    expect(await code(theirs.token)).toBe('invalid_key');
+  });
+
   it('operator API needs ADMIN_TOKEN', async () => {
     const r = await fetch(`${h.base}/admin/v1/workspaces`, { method: 'POST', headers: { authorization: 'Bearer wrong' } });
     expect(r.status).toBe(401);

@@ -40,7 +40,7 @@ export function taskRoutes(r: Routes): void {
     method: 'get', path: '/tasks/:ref', tag: 'Tasks', summary: 'A task, full form', scope: 'tasks:read', params: refParam,
     description: POSITION_NOTE, query: TaskAnswerQuery, response: TaskResponse, conditional: 'read',
     handler: async ({ req, res, params, query, deps }) =>
-      taggedRead(req, res, await tasks.getTaskVersioned(actorOf(req), params.ref, deps, { position: query.include === 'position' })),
+      taggedRead(req, res, await tasks.getTaskVersioned(actorOf(req), params.ref, deps, { position: query.include === 'position', readAhead: req.taskReadAhead })),
   });
   r.add({
     method: 'patch', path: '/tasks/:ref', tag: 'Tasks', summary: 'Change a task (only the fields sent)', description: POSITION_NOTE,

@@ -58,7 +58,7 @@ export const ATTACHMENT = columnMap<AttachmentRecord>('attachments', {
  * in the column (a count of the tasks above it, the costliest of them: about 1 ms at 9 000 tasks a column), each a
  * correlated subquery on its index. Without `position` the column is null.
  */
-export function detailColumns(db: Knex, viewerId: string | null, position: boolean): Knex.Raw[] {
+export function detailColumns(db: Knex, viewerId: string | null | Knex.Raw, position: boolean): Knex.Raw[] {
   return [
     // Subtasks share the project but may lie on a board closed to the viewer: those are left out.
     db.raw(
@@ -131,6 +131,37 @@ export async function viewTask(
   return { task, boardMemberIds: row.board_member_ids ?? null, details: withDetails ? details(row, task) : null };
 }
 
+/**
+ * The select of a task in the workspace `workspaceId` (a bound value, or a column of the statement around it) by id
+ * or key (`ref`), with its column's name and category, its board's members and, with `viewer` (null = the operator),
+ * its details.
+ */
+function taskView(
+  db: Knex, workspaceId: Knex.Value | Knex.Raw | null, byId: boolean, ref: Knex.Value, viewer?: { id: string | null | Knex.Raw; position: boolean },
+): Knex.QueryBuilder {
+  const q = db('tasks')
+    .join('statuses', 'statuses.id', 'tasks.status_id')
+    .join('boards', 'boards.id', 'tasks.board_id')
+    .select([...TASK_SELECT, 'boards.member_ids as board_member_ids']);
+  if (workspaceId !== null) q.where('tasks.workspace_id', workspaceId);
+  q.where(byId ? 'tasks.id' : 'tasks.key', ref);
+  if (viewer) q.select(detailColumns(db, viewer.id, viewer.position));
+  return q;
+}
+
+/**
+ * The full view (no position) of the task `ref` in the key's workspace as the key's user sees it, in the columns of
+ * the key statement's row `k` (see keyStatement): a by-key read's two lookups in one.
+ */
+export const taskOfKey = (db: Knex, byId: boolean, ref: Knex.Value): Knex.QueryBuilder =>
+  taskView(db, db.raw('k.k_workspace_id'), byId, ref, { id: db.raw('k.k_user_id'), position: false }).limit(1);
+
+/** A row of viewTask's statement (or one with its columns, such as taskOfKey's) as the task's full view. */
+export function fullViewOf(row: Row): { task: TaskRecord; boardMemberIds: string[] | null; details: TaskDetails } {
+  const task = TASK.read(row);
+  return { task, boardMemberIds: row.board_member_ids ?? null, details: details(row, task) };
+}
+
 // One compiled statement per shape (in a workspace or not, by id or key, without details (null) or with them, with the
 // column position or not).
 const VIEWS = new Map<string, ReturnType<typeof compiled<unknown[]>>>();
@@ -141,14 +172,9 @@ function viewStatement(inWorkspace: boolean, byId: boolean, withDetails: boolean
   if (!statement) {
     statement = compiled<unknown[]>((db, ...params) => {
       const next = () => params.shift() as Knex.Value;
-      const q = db('tasks')
-        .join('statuses', 'statuses.id', 'tasks.status_id')
-        .join('boards', 'boards.id', 'tasks.board_id')
-        .select([...TASK_SELECT, 'boards.member_ids as board_member_ids']);
-      if (inWorkspace) q.where('tasks.workspace_id', next());
-      q.where(byId ? 'tasks.id' : 'tasks.key', next());
-      if (withDetails !== null) q.select(detailColumns(db, next() as string | null, withDetails));
-      return q.first();
+      const workspaceId = inWorkspace ? next() : null;
+      const ref = next();
+      return taskView(db, workspaceId, byId, ref, withDetails === null ? undefined : { id: next() as string | null, position: withDetails }).first();
     });
     VIEWS.set(shape, statement);
   }

@@ -9,6 +9,7 @@ import { newId } from '../../util.js';
 import { ATTACHMENT, TASK, TASK_SELECT, updateTaskView, viewTask } from './columns.js';
 import { boardMembersHeld, keepTask, keptTask, keptVersionMoved } from './kept.js';
 import { listTasks } from './list.js';
+import { keyWithTask } from '../keys.js';
 import { columnTops, updateTaskViews } from './bulk.js';
 
 export { taskListQueries } from './list.js';
@@ -113,6 +114,9 @@ export function taskRepo(db: Knex): Repos['tasks'] {
       const v = await viewTask(db, workspaceId, ref, { viewerId, position: o?.position !== false });
       keepTask(db, v);
       return v && { task: v.task, boardMemberIds: v.boardMemberIds, details: v.details! };
+    },
+    fullViewWithKey(tokenHash, ref) {
+      return keyWithTask(db, tokenHash, ref);
     },
     async byIds(workspaceId, ids) {
       if (!ids.length) return [];
