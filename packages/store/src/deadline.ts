@@ -152,6 +152,7 @@ function discard(connection: PgConnection, why: string): void {
 const isReadTimeout = (err: unknown): boolean => err instanceof Error && err.message === 'Query read timeout';
 
 const COMMIT = /^\s*commit\b/i;
+const ROLLBACK = /^\s*rollback\b/i;
 /** Statements that only read, unless a word below says they write (a data-modifying CTE, SELECT ... FOR UPDATE). */
 const READS = /^\s*(select|with|values|table|show|explain)\b/i;
 const WRITES = /\b(insert|update|delete|merge|truncate|copy)\b/i;
@@ -162,9 +163,30 @@ const WRITES = /\b(insert|update|delete|merge|truncate|copy)\b/i;
  * for a write only waits for its answer a little longer at a deadline.
  */
 export function canCommit(sql: string, inTransaction: boolean): boolean {
-  if (COMMIT.test(sql)) return true;
-  if (inTransaction) return false;
-  return !READS.test(sql) || WRITES.test(sql);
+  const kind = kindOf(sql);
+  return kind.commit || (!inTransaction && kind.writes);
+}
+
+/** What the deadline asks of a statement's text: whether it is a COMMIT, a ROLLBACK, or anything but a plain read. */
+interface StatementKind {
+  commit: boolean;
+  rollback: boolean;
+  writes: boolean;
+}
+/**
+ * The kinds of the texts seen, at most KINDS_MAX: the same few hundred texts run again and again (prepared statements,
+ * BEGIN, COMMIT), and a write's text runs to thousands of characters, which the regular expressions above would scan
+ * on every run.
+ */
+const kinds = new Map<string, StatementKind>();
+const KINDS_MAX = 1000;
+function kindOf(sql: string): StatementKind {
+  let kind = kinds.get(sql);
+  if (kind === undefined) {
+    kind = { commit: COMMIT.test(sql), rollback: ROLLBACK.test(sql), writes: !READS.test(sql) || WRITES.test(sql) };
+    if (kinds.size < KINDS_MAX) kinds.set(sql, kind);
+  }
+  return kind;
 }
 
 /**
@@ -241,7 +263,8 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
       const now = Date.now();
       // A request that heard a write's outcome after its deadline has until the end of the grace to answer it.
       const left = (d.extended ? d.outcomeBy : d.at) - now;
-      const rollback = /^\s*rollback\b/i.test(obj.sql);
+      const kind = kindOf(obj.sql);
+      const rollback = kind.rollback;
       if (left <= 0) {
         // PGlite's one connection cannot be discarded: its ROLLBACK runs, so the next request finds no open transaction.
         if (!pg && rollback) return query();
@@ -251,10 +274,10 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
         if (rollback) return Promise.resolve(Object.assign(obj, { response: { command: 'ROLLBACK', rows: [], rowCount: 0, fields: [] } }));
         return Promise.reject(new DeadlineExceeded());
       }
-      const commit = COMMIT.test(obj.sql);
+      const commit = kind.commit;
       // The one rule for writes: a statement that can commit (a COMMIT, a write outside a transaction) is either not
       // sent, and the request may answer 503 knowing nothing committed, or sent, and then its outcome is the answer.
-      const commits = canCommit(obj.sql, (this as { transacting?: boolean }).transacting === true);
+      const commits = commit || ((this as { transacting?: boolean }).transacting !== true && kind.writes);
       // Not sent when its answer cannot come back in time, judging by the request's slowest statement: a transaction is
       // rolled back (its connection discarded), a write outside one is simply not made.
       if (commits && pg && left < d.slowestMs) {

@@ -65,15 +65,15 @@ export const activityJson = (entry: ActivityRecord): Row => ({ ...ACTIVITY.write
  * A task's first entry, written by the statement that inserts the task (a CTE beside `ins`), so that it commits with the
  * task in the same statement (and not without it); its task key is the one the insert numbers.
  */
-export function activityWithInsert(entry: ActivityRecord): { sql: string; bindings: unknown[] } {
+export function activityWithInsert(entry: ActivityRecord): { columns: string[]; bindings: unknown[] } {
   const row = ACTIVITY.write(entry);
   delete row.task_key;
-  const columns = Object.keys(row);
-  return {
-    sql: `insert into activity (${columns.map((c) => `"${c}"`).join(', ')}, task_key) select ${columns.map(() => '?').join(', ')}, ins.key from ins`,
-    bindings: Object.values(row),
-  };
+  return { columns: Object.keys(row), bindings: Object.values(row) };
 }
+
+/** The insert of `activityWithInsert`'s entry, for its columns: their values, then the task's key from `ins`. */
+export const activityInsertFromIns = (columns: string[]): string =>
+  `insert into activity (${columns.map((c) => `"${c}"`).join(', ')}, task_key) select ${columns.map(() => '?').join(', ')}, ins.key from ins`;
 
 export function activityRepo(db: Knex): Repos['activity'] {
   return {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { RANK_STEP, type Repos, type TaskView } from '@tt/domain';
 import { named } from '../../compiled.js';
 import { labelsInsert } from '../people.js';
-import { activityWithInsert } from '../activity.js';
+import { activityInsertFromIns, activityWithInsert } from '../activity.js';
 import { outboxInsert, outboxValues } from '../outbox.js';
 import { firstOpenBoard, placementStamp } from '../projects.js';
 import { newId } from '../../util.js';
@@ -31,6 +31,40 @@ const held = (first: boolean) => `held as (select 1 from boards b join projects 
                       = cardinality(?::text[])
                   ${first ? `and b.id = ${firstOpenBoard('?', '?', 'b.workspace_id')}` : ''}),`;
 
+/** The statement of `append`, by its shape: built once per shape rather than on every create (see `appendStatement`). */
+const APPENDS = new Map<string, string>();
+
+/**
+ * The create's one statement for a shape: the task's and the entry's columns, a kept placement's check (`first`: by
+ * project; undefined: no check), a parent whose version moves (`members`: with its board's members as the plan read
+ * them). Its text is the same for every create of that shape, so it is kept rather than written out again per request.
+ */
+function appendStatement(columns: string[], entryColumns: string[], first: boolean | undefined, parent: boolean, members: boolean): string {
+  const shape = `${columns.join(',')}|${entryColumns.join(',')}|${first}|${parent}|${members}`;
+  let sql = APPENDS.get(shape);
+  if (sql !== undefined) return sql;
+  const check = first !== undefined;
+  const gate = parent ? 'parent_bumped' : check ? 'held' : undefined;
+  sql = `with ${check ? held(first) : ''}
+              ${parent ? `parent_bumped as (update tasks set version = version + 1 where id = ? and version = ?
+                            ${members ? `and ${boardMembersHeld('tasks')}` : ''}
+                            ${check ? 'and exists (select from held)' : ''} returning id),` : ''}
+              labels_added as (${labelsInsert(gate)}),
+              jobs_added as (${outboxInsert(gate)}),
+              seq as (update projects set task_seq = task_seq + 1 where id = ?${gate ? ` and exists (select from ${gate})` : ''} returning task_seq),
+              col as (select (select coalesce(sum(c.n), 0) from task_counts c where c.status_id = ? and not c.archived) as n,
+                             (select rank from tasks where status_id = ? and archived_at is null order by rank desc, id desc limit 1) as top),
+              ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
+                      select ${columns.map(() => '?').join(', ')}, seq.task_seq, ? || '-' || seq.task_seq, coalesce((select top from col) + ?, 0)
+                      from seq
+                      returning *),
+              activity_added as (${activityInsertFromIns(entryColumns)})
+         select ins.*, statuses.name as status_name, statuses.category as status_category, col.n as column_position
+         from ins join statuses on statuses.id = ins.status_id cross join col`;
+  if (APPENDS.size < 64) APPENDS.set(shape, sql);
+  return sql;
+}
+
 export function taskRepo(db: Knex): Repos['tasks'] {
   return {
     async append(t, projectKey, also) {
@@ -54,22 +88,7 @@ export function taskRepo(db: Knex): Repos['tasks'] {
 
       const [row] = await named(
         db,
-        `with ${check ? held(check.first !== undefined) : ''}
-              ${parent ? `parent_bumped as (update tasks set version = version + 1 where id = ? and version = ?
-                            ${members ? `and ${boardMembersHeld('tasks')}` : ''}
-                            ${check ? 'and exists (select from held)' : ''} returning id),` : ''}
-              labels_added as (${labelsInsert(gate)}),
-              jobs_added as (${outboxInsert(gate)}),
-              seq as (update projects set task_seq = task_seq + 1 where id = ?${gate ? ` and exists (select from ${gate})` : ''} returning task_seq),
-              col as (select (select coalesce(sum(c.n), 0) from task_counts c where c.status_id = ? and not c.archived) as n,
-                             (select rank from tasks where status_id = ? and archived_at is null order by rank desc, id desc limit 1) as top),
-              ins as (insert into tasks (${columns.map((c) => `"${c}"`).join(', ')}, number, key, rank)
-                      select ${columns.map(() => '?').join(', ')}, seq.task_seq, ? || '-' || seq.task_seq, coalesce((select top from col) + ?, 0)
-                      from seq
-                      returning *),
-              activity_added as (${entry.sql})
-         select ins.*, statuses.name as status_name, statuses.category as status_category, col.n as column_position
-         from ins join statuses on statuses.id = ins.status_id cross join col`,
+        appendStatement(columns, entry.columns, check === undefined ? undefined : check.first !== undefined, parent !== undefined, members),
         [
           ...(check ? [check.boardId, check.workspaceId, check.stamp, check.userIds, check.userIds] : []),
           ...(check?.first ? [check.first.projectId, check.first.userId] : []),
