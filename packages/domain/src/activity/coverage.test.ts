@@ -46,6 +46,7 @@ const NOT_RECORDED: Record<string, string> = {
   'tasks.finishRun': 'a run\'s outcome, bookkeeping', 'tasks.parkRun': 'a run waiting for the client\'s input, bookkeeping',
   'tasks.answerRun': 'the client\'s input to a run, bookkeeping; the resumed tool records its own changes',
   'tasks.moveEntry': 'builds the task.moved entry a change writes (not a write itself)', 'tasks.bulkPoints': 'counts a bulk call\'s rate-limit points',
+  'keys.apiKeyHash': 'hashes the bearer key a request sends (a read\'s first step, not a change)',
 };
 
 /** Names of functions that only read (or check, render, build) by their verb. */
