@@ -277,7 +277,7 @@ export function installDeadline(db: Knex, o: DeadlineOptions = {}): void {
       const commit = kind.commit;
       // The one rule for writes: a statement that can commit (a COMMIT, a write outside a transaction) is either not
       // sent, and the request may answer 503 knowing nothing committed, or sent, and then its outcome is the answer.
-      const commits = commit || ((this as { transacting?: boolean }).transacting !== true && kind.writes);
+      const commits = canCommit(obj.sql, (this as { transacting?: boolean }).transacting === true);
       // Not sent when its answer cannot come back in time, judging by the request's slowest statement: a transaction is
       // rolled back (its connection discarded), a write outside one is simply not made.
       if (commits && pg && left < d.slowestMs) {
